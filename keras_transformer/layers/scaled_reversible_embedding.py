@@ -1,0 +1,59 @@
+"""Token embedding shared with the pre-softmax projection (paper §3.4)."""
+
+import keras
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="keras_transformer")
+class ScaledReversibleEmbedding(keras.layers.ReversibleEmbedding):
+    """`keras.layers.ReversibleEmbedding` whose lookups are scaled by sqrt(d_model).
+
+    Paper §3.4: "we share the same weight matrix between the two embedding
+    layers and the pre-softmax linear transformation [...]. In the embedding
+    layers, we multiply those weights by sqrt(d_model)." The lookup
+    (`reverse=False`) returns `E[ids] * sqrt(d_model)`; the reverse call is the
+    unscaled pre-softmax projection `x E^T` (with `tie_weights=False`, a separate
+    matrix). The default initializer is N(0, d_model^-0.5), tensor2tensor's
+    choice, so that the scaled embeddings start with unit variance like the
+    sinusoids they are added to (the paper does not state an initializer).
+
+    Args:
+        input_dim: int. The vocabulary size V.
+        output_dim: int. The model size d_model.
+        embeddings_initializer: initializer. Defaults to
+            `RandomNormal(stddev=output_dim**-0.5)`.
+        **kwargs: every other argument of `keras.layers.ReversibleEmbedding`
+            (`tie_weights`, `reverse_dtype`, ...).
+
+    Call arguments:
+        inputs: int tensor `[B, T]`, or a float tensor `[B, T, D]` when
+            `reverse=True`.
+        reverse: bool. Project to vocabulary logits instead of looking up.
+
+    Returns:
+        `[B, T, D]` embeddings, or `[B, T, V]` logits when `reverse=True`.
+
+    Example:
+
+    >>> embedding = ScaledReversibleEmbedding(input_dim=10, output_dim=4)
+    >>> embedding(keras.ops.ones((2, 3), "int32")).shape
+    (2, 3, 4)
+    """
+
+    def __init__(self, input_dim, output_dim, embeddings_initializer=None, **kwargs):
+        if embeddings_initializer is None:
+            embeddings_initializer = keras.initializers.RandomNormal(
+                stddev=output_dim**-0.5
+            )
+        super().__init__(
+            input_dim,
+            output_dim,
+            embeddings_initializer=embeddings_initializer,
+            **kwargs,
+        )
+
+    def call(self, inputs, reverse=False):
+        outputs = super().call(inputs, reverse=reverse)
+        if reverse:
+            return outputs
+        return outputs * ops.cast(ops.sqrt(float(self.output_dim)), outputs.dtype)

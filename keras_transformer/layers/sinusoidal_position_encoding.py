@@ -1,0 +1,76 @@
+"""Sinusoidal positional encoding (paper §3.5)."""
+
+import keras
+from keras import ops
+
+from keras_transformer.layers.layer_utils import check_positive_int
+
+
+@keras.saving.register_keras_serializable(package="keras_transformer")
+class SinusoidalPositionEncoding(keras.layers.Layer):
+    """The fixed positional encoding of paper §3.5.
+
+        PE(pos, 2i)     = sin(pos / 10000^(2i / d_model))
+        PE(pos, 2i + 1) = cos(pos / 10000^(2i / d_model))
+
+    Sines and cosines are interleaved on the feature axis exactly as the
+    formula reads (tensor2tensor concatenates all sines then all cosines, a
+    permutation of the same features). The layer returns the encoding, broadcast
+    to the shape of `inputs`; the caller adds it to the scaled token embeddings.
+    It has no weights, so it extrapolates to any length.
+
+    Args:
+        max_wavelength: int. The base of the geometric progression of
+            wavelengths, 10000 in the paper. Defaults to `10000`.
+        **kwargs: base layer arguments (`name`, `dtype`, ...).
+
+    Call arguments:
+        inputs: tensor `[B, T, D]` (only its shape is used); D must be even.
+        start_index: int or scalar int tensor. Position of the first element,
+            for incremental decoding. Defaults to `0`.
+
+    Returns:
+        A tensor `[B, T, D]` in the layer's compute dtype.
+
+    Example:
+
+    >>> pe = SinusoidalPositionEncoding()
+    >>> pe(keras.ops.zeros((1, 5, 8))).shape
+    (1, 5, 8)
+    """
+
+    def __init__(self, max_wavelength=10000, **kwargs):
+        super().__init__(**kwargs)
+        check_positive_int("max_wavelength", max_wavelength)
+        self.max_wavelength = max_wavelength
+        self.built = True
+
+    def call(self, inputs, start_index=0):
+        shape = ops.shape(inputs)
+        length, hidden_dim = shape[-2], shape[-1]
+        if hidden_dim % 2:
+            raise ValueError(
+                "SinusoidalPositionEncoding needs an even feature size. "
+                f"Received: inputs.shape={inputs.shape}"
+            )
+        positions = ops.cast(ops.arange(length) + start_index, "float32")
+        # 1 / 10000^(2i / d_model) for i in [0, d_model / 2)
+        inverse_frequencies = ops.power(
+            float(self.max_wavelength),
+            -ops.arange(0, hidden_dim, 2, dtype="float32") / float(hidden_dim),
+        )
+        # [T, 1] * [1, D/2] -> [T, D/2]
+        angles = ops.expand_dims(positions, 1) * ops.expand_dims(inverse_frequencies, 0)
+        # [T, D/2, 2] -> [T, D]: sin at even features, cos at odd ones
+        encoding = ops.reshape(
+            ops.stack([ops.sin(angles), ops.cos(angles)], axis=-1), (length, hidden_dim)
+        )
+        return ops.broadcast_to(ops.cast(encoding, self.compute_dtype), shape)
+
+    def compute_output_shape(self, inputs_shape):
+        return inputs_shape
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"max_wavelength": self.max_wavelength})
+        return config

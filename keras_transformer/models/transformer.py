@@ -1,0 +1,391 @@
+"""The encoder-decoder Transformer as a functional Keras model (paper §3)."""
+
+import keras
+from keras import ops
+
+from keras_transformer.layers.attention_masks import padding_mask
+from keras_transformer.layers.layer_utils import check_one_of, check_positive_int
+from keras_transformer.layers.learned_position_embedding import (
+    LearnedPositionEmbedding,
+)
+from keras_transformer.layers.scaled_reversible_embedding import (
+    ScaledReversibleEmbedding,
+)
+from keras_transformer.layers.sinusoidal_position_encoding import (
+    SinusoidalPositionEncoding,
+)
+from keras_transformer.layers.transformer_decoder_block import TransformerDecoderBlock
+from keras_transformer.layers.transformer_encoder_block import TransformerEncoderBlock
+
+PAD_ID = 0
+
+
+@keras.saving.register_keras_serializable(package="keras_transformer")
+class Transformer(keras.Model):
+    """The Transformer of Figure 1: encoder stack, decoder stack, tied softmax.
+
+    A functional model `{"source_ids": [B, S], "target_ids": [B, T]} -> logits
+    [B, T, V]` (float32 under any dtype policy). `target_ids` is the target
+    shifted right (it starts with bos); id 0 is padding in both inputs and is
+    masked: source padding in encoder self-attention and cross-attention, target
+    padding (with the causal mask) in decoder self-attention.
+
+    Embeddings (§3.4): token embeddings scaled by sqrt(d_model), plus positions
+    (§3.5; sinusoidal, or learned as in Table 3 row E), then dropout P_drop
+    (§5.4). With `shared_embeddings` the source embedding, the target embedding
+    and the pre-softmax projection are one matrix (§3.4); without it, source and
+    target have their own vocabularies, and the target embedding is tied to the
+    softmax if `tie_output_embeddings`.
+
+    For decoding, the same layers (and weights) are reachable as `encode`,
+    `init_cache` and `decode_step`: encode once, then one cached decoder step
+    (or a chunk of steps) at a time. See `decode_step` for the cache layout.
+
+    Args:
+        source_vocab_size: int. Source vocabulary size (the shared one with
+            `shared_embeddings`).
+        target_vocab_size: int. Target vocabulary size V. Defaults to
+            `source_vocab_size`.
+        num_layers: int. N, the number of encoder and of decoder layers.
+        hidden_dim: int. d_model.
+        intermediate_dim: int. d_ff.
+        num_heads: int. h.
+        key_dim: int. d_k. Defaults to `hidden_dim // num_heads`.
+        value_dim: int. d_v. Defaults to `hidden_dim // num_heads`.
+        dropout: float. P_drop on embeddings and sub-layer outputs.
+        attention_dropout: float. Dropout on attention weights.
+        activation_dropout: float. Dropout inside the feed-forward networks.
+        position_encoding: `"sinusoidal"` or `"learned"`.
+        max_sequence_length: int. Positions of a learned position embedding.
+        shared_embeddings: bool. One embedding for source and target.
+        tie_output_embeddings: bool. Pre-softmax projection = target embedding.
+        normalize_first: bool. Pre-norm blocks plus a final LayerNorm per stack.
+        layer_norm_epsilon: float.
+        dtype: dtype policy of every layer (e.g. `"mixed_bfloat16"`).
+        **kwargs: `keras.Model` arguments (`name`, ...).
+
+    Example:
+
+    >>> model = Transformer(source_vocab_size=20, num_layers=1, hidden_dim=8,
+    ...                     intermediate_dim=16, num_heads=2)
+    >>> ids = keras.ops.ones((2, 5), "int32")
+    >>> model({"source_ids": ids, "target_ids": ids}).shape
+    (2, 5, 20)
+    """
+
+    def __init__(
+        self,
+        source_vocab_size,
+        target_vocab_size=None,
+        num_layers=6,
+        hidden_dim=512,
+        intermediate_dim=2048,
+        num_heads=8,
+        key_dim=None,
+        value_dim=None,
+        dropout=0.1,
+        attention_dropout=0.0,
+        activation_dropout=0.0,
+        position_encoding="sinusoidal",
+        max_sequence_length=256,
+        shared_embeddings=True,
+        tie_output_embeddings=True,
+        normalize_first=False,
+        layer_norm_epsilon=1e-6,
+        dtype=None,
+        **kwargs,
+    ):
+        check_positive_int("source_vocab_size", source_vocab_size)
+        check_positive_int("target_vocab_size", target_vocab_size, allow_none=True)
+        check_positive_int("num_layers", num_layers)
+        check_positive_int("hidden_dim", hidden_dim)
+        check_one_of("position_encoding", position_encoding, ("sinusoidal", "learned"))
+        if target_vocab_size is None:
+            target_vocab_size = source_vocab_size
+        if shared_embeddings and target_vocab_size != source_vocab_size:
+            raise ValueError(
+                "Shared embeddings need one vocabulary. Received: "
+                f"source_vocab_size={source_vocab_size}, "
+                f"target_vocab_size={target_vocab_size}"
+            )
+
+        # === Layers ===
+        self.source_embedding = ScaledReversibleEmbedding(
+            source_vocab_size,
+            hidden_dim,
+            tie_weights=tie_output_embeddings or not shared_embeddings,
+            dtype=dtype,
+            name="shared_embedding" if shared_embeddings else "source_embedding",
+        )
+        if shared_embeddings:
+            self.target_embedding = self.source_embedding
+        else:
+            self.target_embedding = ScaledReversibleEmbedding(
+                target_vocab_size,
+                hidden_dim,
+                tie_weights=tie_output_embeddings,
+                dtype=dtype,
+                name="target_embedding",
+            )
+        self.encoder_position = self._position_layer(
+            position_encoding, max_sequence_length, dtype, "encoder_position"
+        )
+        self.decoder_position = self._position_layer(
+            position_encoding, max_sequence_length, dtype, "decoder_position"
+        )
+        self.encoder_embedding_dropout = keras.layers.Dropout(
+            dropout, dtype=dtype, name="encoder_embedding_dropout"
+        )
+        self.decoder_embedding_dropout = keras.layers.Dropout(
+            dropout, dtype=dtype, name="decoder_embedding_dropout"
+        )
+        block_kwargs = dict(
+            num_heads=num_heads,
+            intermediate_dim=intermediate_dim,
+            key_dim=key_dim,
+            value_dim=value_dim,
+            dropout=dropout,
+            attention_dropout=attention_dropout,
+            activation_dropout=activation_dropout,
+            normalize_first=normalize_first,
+            layer_norm_epsilon=layer_norm_epsilon,
+            dtype=dtype,
+        )
+        self.encoder_blocks = [
+            TransformerEncoderBlock(**block_kwargs, name=f"encoder_block_{i}")
+            for i in range(num_layers)
+        ]
+        self.decoder_blocks = [
+            TransformerDecoderBlock(**block_kwargs, name=f"decoder_block_{i}")
+            for i in range(num_layers)
+        ]
+        self.encoder_final_norm = self.decoder_final_norm = None
+        if normalize_first:
+            self.encoder_final_norm = keras.layers.LayerNormalization(
+                epsilon=layer_norm_epsilon, dtype=dtype, name="encoder_final_norm"
+            )
+            self.decoder_final_norm = keras.layers.LayerNormalization(
+                epsilon=layer_norm_epsilon, dtype=dtype, name="decoder_final_norm"
+            )
+
+        # === Functional model ===
+        source_ids = keras.Input(shape=(None,), dtype="int32", name="source_ids")
+        target_ids = keras.Input(shape=(None,), dtype="int32", name="target_ids")
+        encoder_output, source_mask = self._encode(source_ids)
+        logits, _ = self._decode(
+            target_ids,
+            encoder_padding_mask=source_mask,
+            encoder_output=encoder_output,
+            target_padding_mask=padding_mask(target_ids, PAD_ID),
+        )
+        super().__init__(
+            inputs={"source_ids": source_ids, "target_ids": target_ids},
+            outputs=logits,
+            dtype=dtype,
+            **kwargs,
+        )
+
+        # === Config ===
+        self.source_vocab_size = source_vocab_size
+        self.target_vocab_size = target_vocab_size
+        self.num_layers = num_layers
+        self.hidden_dim = hidden_dim
+        self.intermediate_dim = intermediate_dim
+        self.num_heads = num_heads
+        self.key_dim = key_dim
+        self.value_dim = value_dim
+        self.dropout = dropout
+        self.attention_dropout = attention_dropout
+        self.activation_dropout = activation_dropout
+        self.position_encoding = position_encoding
+        self.max_sequence_length = max_sequence_length
+        self.shared_embeddings = shared_embeddings
+        self.tie_output_embeddings = tie_output_embeddings
+        self.normalize_first = normalize_first
+        self.layer_norm_epsilon = layer_norm_epsilon
+
+    @staticmethod
+    def _position_layer(kind, max_sequence_length, dtype, name):
+        if kind == "learned":
+            return LearnedPositionEmbedding(max_sequence_length, dtype=dtype, name=name)
+        return SinusoidalPositionEncoding(dtype=dtype, name=name)
+
+    def _encode(self, source_ids, training=None):
+        source_mask = padding_mask(source_ids, PAD_ID)
+        # [B, S] -> [B, S, D]; sqrt(d_model) scaling inside the embedding (§3.4)
+        x = self.source_embedding(source_ids)
+        x = x + self.encoder_position(x)
+        x = self.encoder_embedding_dropout(x, training=training)
+        for block in self.encoder_blocks:
+            x = block(x, padding_mask=source_mask, training=training)
+        if self.encoder_final_norm is not None:
+            x = self.encoder_final_norm(x)
+        return x, source_mask
+
+    def _decode(
+        self,
+        target_ids,
+        encoder_padding_mask,
+        encoder_output=None,
+        target_padding_mask=None,
+        layer_caches=None,
+        index=None,
+        training=None,
+    ):
+        """The decoder stack and the softmax projection, cached or not."""
+        start_index = 0 if index is None else index
+        # [B, T] -> [B, T, D]
+        x = self.target_embedding(target_ids)
+        x = x + self.decoder_position(x, start_index=start_index)
+        x = self.decoder_embedding_dropout(x, training=training)
+        new_caches = []
+        for i, block in enumerate(self.decoder_blocks):
+            if layer_caches is None:
+                x = block(
+                    x,
+                    encoder_output,
+                    decoder_padding_mask=target_padding_mask,
+                    encoder_padding_mask=encoder_padding_mask,
+                    training=training,
+                )
+                continue
+            x, self_cache = block(
+                x,
+                encoder_padding_mask=encoder_padding_mask,
+                self_attention_cache=layer_caches[i]["self_attention"],
+                self_attention_cache_update_index=index,
+                cross_attention_cache=layer_caches[i]["cross_attention"],
+                training=training,
+            )
+            new_caches.append(
+                {
+                    "self_attention": self_cache,
+                    "cross_attention": layer_caches[i]["cross_attention"],
+                }
+            )
+        if self.decoder_final_norm is not None:
+            x = self.decoder_final_norm(x)
+        # [B, T, D] -> [B, T, V], the tied pre-softmax projection (§3.4)
+        logits = self.target_embedding(x, reverse=True)
+        return ops.cast(logits, "float32"), new_caches
+
+    def encode(self, source_ids, training=False):
+        """Runs the encoder stack once.
+
+        Args:
+            source_ids: int tensor `[B, S]`, 0 for padding.
+            training: bool. Whether dropout is active. Defaults to `False`.
+
+        Returns:
+            A tuple `(encoder_output [B, S, D], source_padding_mask [B, S])`.
+        """
+        return self._encode(source_ids, training=training)
+
+    def init_cache(self, encoder_output, source_padding_mask, max_length):
+        """The decoding cache for `decode_step`, before any target token.
+
+        Args:
+            encoder_output: tensor `[B, S, D]` from `encode`.
+            source_padding_mask: bool tensor `[B, S]` from `encode`.
+            max_length: int. The number of target positions the cache holds.
+
+        Returns:
+            A dict, batch first in every leaf (so beam search can tile and
+            gather it along axis 0):
+            `{"source_padding_mask": [B, S], "layers": [per decoder layer
+            {"self_attention": (keys [B, max_length, H, d_k], values
+            [B, max_length, H, d_v]), "cross_attention": (keys [B, S, H, d_k],
+            values [B, S, H, d_v])}]}`.
+        """
+        batch_size = ops.shape(encoder_output)[0]
+        layers = []
+        for block in self.decoder_blocks:
+            attention = block.self_attention
+            dtype = attention.compute_dtype
+            layers.append(
+                {
+                    "self_attention": (
+                        ops.zeros(
+                            (
+                                batch_size,
+                                max_length,
+                                attention.num_heads,
+                                attention.key_dim,
+                            ),
+                            dtype=dtype,
+                        ),
+                        ops.zeros(
+                            (
+                                batch_size,
+                                max_length,
+                                attention.num_heads,
+                                attention.value_dim,
+                            ),
+                            dtype=dtype,
+                        ),
+                    ),
+                    "cross_attention": block.cross_attention.compute_cache(
+                        encoder_output
+                    ),
+                }
+            )
+        return {
+            "source_padding_mask": ops.cast(source_padding_mask, "bool"),
+            "layers": layers,
+        }
+
+    def decode_step(self, target_ids, cache, index, training=False):
+        """Runs the decoder on new target positions, reading and updating the cache.
+
+        Args:
+            target_ids: int tensor `[B, t]`, the tokens at positions
+                `index .. index + t - 1` (usually t = 1).
+            cache: the dict of `init_cache` (or of the previous step).
+            index: int or scalar int tensor, the position of `target_ids[:, 0]`.
+            training: bool. Whether dropout is active. Defaults to `False`.
+
+        Returns:
+            A tuple `(logits [B, t, V] float32, updated cache)`.
+        """
+        logits, layers = self._decode(
+            target_ids,
+            encoder_padding_mask=cache["source_padding_mask"],
+            layer_caches=cache["layers"],
+            index=index,
+            training=training,
+        )
+        return logits, {
+            "source_padding_mask": cache["source_padding_mask"],
+            "layers": layers,
+        }
+
+    def get_config(self):
+        return {
+            "name": self.name,
+            "trainable": self.trainable,
+            "dtype": keras.dtype_policies.serialize(self.dtype_policy),
+            "source_vocab_size": self.source_vocab_size,
+            "target_vocab_size": self.target_vocab_size,
+            "num_layers": self.num_layers,
+            "hidden_dim": self.hidden_dim,
+            "intermediate_dim": self.intermediate_dim,
+            "num_heads": self.num_heads,
+            "key_dim": self.key_dim,
+            "value_dim": self.value_dim,
+            "dropout": self.dropout,
+            "attention_dropout": self.attention_dropout,
+            "activation_dropout": self.activation_dropout,
+            "position_encoding": self.position_encoding,
+            "max_sequence_length": self.max_sequence_length,
+            "shared_embeddings": self.shared_embeddings,
+            "tie_output_embeddings": self.tie_output_embeddings,
+            "normalize_first": self.normalize_first,
+            "layer_norm_epsilon": self.layer_norm_epsilon,
+        }
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        if isinstance(config.get("dtype"), dict):
+            config["dtype"] = keras.dtype_policies.deserialize(config["dtype"])
+        return cls(**config)

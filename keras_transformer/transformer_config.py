@@ -1,0 +1,151 @@
+"""The Transformer's hyperparameters, with the paper's base model as defaults."""
+
+import dataclasses
+
+from keras_transformer.layers.layer_utils import (
+    check_one_of,
+    check_positive_int,
+    check_rate,
+)
+from keras_transformer.presets import PRESETS
+
+POSITION_ENCODINGS = ("sinusoidal", "learned")
+# pad, unk, bos, eos: the smallest vocabulary that can hold one real token.
+MIN_VOCAB_SIZE = 4
+
+
+@dataclasses.dataclass(frozen=True)
+class TransformerConfig:
+    """Hyperparameters of the Transformer, defaulting to the base model.
+
+    Field names follow the paper (Table 3 columns). Variants are derived with
+    `TransformerConfig.from_preset(name, **overrides)` or `dataclasses.replace`.
+    Only builders (`build_transformer`) read a config; layers take plain
+    arguments.
+
+    Example:
+
+    >>> config = TransformerConfig.from_preset("big", source_vocab_size=32000)
+    >>> (config.d_model, config.key_dim, config.dropout)
+    (1024, 64, 0.3)
+    """
+
+    num_layers: int = 6  # N, encoder and decoder layers each (§3.1)
+    d_model: int = 512  # model size, all sub-layer outputs (§3.1)
+    d_ff: int = 2048  # inner size of the feed-forward network (§3.3)
+    num_heads: int = 8  # h, attention heads (§3.2.2)
+    d_k: int | None = None  # query/key size per head; None = d_model / h
+    d_v: int | None = None  # value size per head; None = d_model / h
+    dropout: float = 0.1  # P_drop, residual and embedding dropout (§5.4)
+    attention_dropout: float = 0.0  # on attention weights; not in the paper
+    relu_dropout: float = 0.0  # inside the FFN; not in the paper
+    label_smoothing: float = 0.1  # eps_ls (§5.4)
+    position_encoding: str = "sinusoidal"  # or "learned" (Table 3 row E)
+    source_vocab_size: int = 37_000  # shared BPE vocabulary of §5.1 (En-De)
+    target_vocab_size: int | None = None  # None = source_vocab_size
+    shared_embeddings: bool = True  # one matrix for both embeddings (§3.4)
+    tie_output_embeddings: bool = True  # pre-softmax projection = embedding (§3.4)
+    max_length: int = 256  # positions of learned embeddings; tensor2tensor's 256
+    normalize_first: bool = False  # pre-norm instead of the paper's post-norm
+    layer_norm_epsilon: float = 1e-6  # tensor2tensor's LayerNorm epsilon
+    train_steps: int = 100_000  # Table 3 "train steps" (base 100K, big 300K)
+
+    def __post_init__(self):
+        for name in (
+            "num_layers",
+            "d_model",
+            "d_ff",
+            "num_heads",
+            "source_vocab_size",
+            "max_length",
+            "train_steps",
+        ):
+            check_positive_int(name, getattr(self, name))
+        for name in ("d_k", "d_v", "target_vocab_size"):
+            check_positive_int(name, getattr(self, name), allow_none=True)
+        for name in ("dropout", "attention_dropout", "relu_dropout", "label_smoothing"):
+            check_rate(name, getattr(self, name))
+        if (self.d_k is None or self.d_v is None) and self.d_model % self.num_heads:
+            raise ValueError(
+                "d_model must be divisible by num_heads when d_k or d_v is derived "
+                f"from it. Received: d_model={self.d_model}, "
+                f"num_heads={self.num_heads}"
+            )
+        check_one_of("position_encoding", self.position_encoding, POSITION_ENCODINGS)
+        if self.position_encoding == "sinusoidal" and self.d_model % 2:
+            raise ValueError(
+                "Sinusoidal positions need an even d_model. "
+                f"Received: d_model={self.d_model}"
+            )
+        for name in ("source_vocab_size", "target_vocab_size"):
+            value = getattr(self, name)
+            if value is not None and value < MIN_VOCAB_SIZE:
+                raise ValueError(
+                    f"`{name}` must be at least {MIN_VOCAB_SIZE} (pad, unk, bos, "
+                    f"eos). Received: {name}={value}"
+                )
+        if (
+            self.shared_embeddings
+            and self.target_vocab_size is not None
+            and self.target_vocab_size != self.source_vocab_size
+        ):
+            raise ValueError(
+                "Shared embeddings need one vocabulary. Received: "
+                f"source_vocab_size={self.source_vocab_size}, "
+                f"target_vocab_size={self.target_vocab_size}"
+            )
+
+    @property
+    def key_dim(self) -> int:
+        """d_k, derived as d_model / h when not set (§3.2.2)."""
+        return self.d_k or self.d_model // self.num_heads
+
+    @property
+    def value_dim(self) -> int:
+        """d_v, derived as d_model / h when not set (§3.2.2)."""
+        return self.d_v or self.d_model // self.num_heads
+
+    @property
+    def output_vocab_size(self) -> int:
+        """The target vocabulary size V."""
+        return self.target_vocab_size or self.source_vocab_size
+
+    @classmethod
+    def from_preset(cls, name: str, **overrides) -> "TransformerConfig":
+        """Returns a named preset (see `presets.PRESETS`) with `overrides` applied.
+
+        Args:
+            name: str. `"base"`, `"big"`, `"table3_A1"` ... `"table3_E"`,
+                `"parsing_wsj"` or `"parsing_semi_supervised"`.
+            **overrides: field values that replace the preset's.
+
+        Raises:
+            ValueError: for an unknown preset or field name, or invalid values.
+        """
+        if name not in PRESETS:
+            raise ValueError(
+                f"Unknown preset. Received: name={name!r}. "
+                f"Available: {', '.join(sorted(PRESETS))}"
+            )
+        fields = {field.name for field in dataclasses.fields(cls)}
+        unknown = sorted(set(overrides) - fields)
+        if unknown:
+            raise ValueError(
+                f"Unknown TransformerConfig field(s). Received: {unknown}. "
+                f"Fields: {', '.join(sorted(fields))}"
+            )
+        return dataclasses.replace(cls(), **{**PRESETS[name]["overrides"], **overrides})
+
+    @classmethod
+    def preset_names(cls) -> list[str]:
+        """Names accepted by `from_preset`."""
+        return list(PRESETS)
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict of the fields (for records beside checkpoints)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "TransformerConfig":
+        """The inverse of `to_dict`."""
+        return cls(**values)
