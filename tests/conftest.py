@@ -1,0 +1,16 @@
+"""Shared test set-up: quiet TensorFlow logs, fixed seeds, float32 by default."""
+
+import os
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import keras  # noqa: E402
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _seed_and_policy():
+    keras.utils.set_random_seed(1234)
+    keras.config.set_dtype_policy("float32")
+    yield
+    keras.config.set_dtype_policy("float32")

@@ -1,0 +1,65 @@
+import pytest
+
+from keras_transformer import TransformerConfig, build_transformer
+
+
+def _hand_count(vocab, n, d, d_ff, h, d_k, d_v):
+    """Parameters of §3 with a shared, tied embedding (no output bias)."""
+    attention = d * h * d_k * 2 + h * d_k * 2 + d * h * d_v + h * d_v + h * d_v * d + d
+    feed_forward = d * d_ff + d_ff + d_ff * d + d
+    norm = 2 * d
+    encoder_layer = attention + feed_forward + 2 * norm
+    decoder_layer = 2 * attention + feed_forward + 3 * norm
+    return vocab * d + n * (encoder_layer + decoder_layer)
+
+
+@pytest.mark.parametrize(
+    "preset,paper_rounded,expected_millions",
+    [("base", 65, 63.1), ("big", 213, 214.2)],
+)
+def test_parameter_counts_with_a_shared_37000_token_vocabulary(
+    preset, paper_rounded, expected_millions
+):
+    config = TransformerConfig.from_preset(preset, source_vocab_size=37_000)
+    count = build_transformer(config).count_params()
+    hand = _hand_count(
+        37_000,
+        config.num_layers,
+        config.d_model,
+        config.d_ff,
+        config.num_heads,
+        config.key_dim,
+        config.value_dim,
+    )
+    assert count == hand  # base 63,082,496; big 214,245,376
+    assert abs(count / 1e6 - expected_millions) / expected_millions < 0.005
+
+
+def test_builder_passes_every_field():
+    config = TransformerConfig.from_preset(
+        "table3_B1",
+        num_layers=1,
+        d_model=32,
+        d_ff=48,
+        source_vocab_size=40,
+        target_vocab_size=50,
+        shared_embeddings=False,
+        position_encoding="learned",
+        max_length=20,
+        normalize_first=True,
+        attention_dropout=0.05,
+        relu_dropout=0.15,
+    )
+    model = build_transformer(config, name="variant")
+    assert model.name == "variant"
+    block = model.encoder_blocks[0]
+    assert (block.num_heads, block.key_dim, block.value_dim) == (8, 16, None)
+    assert block.self_attention.value_dim == 4  # d_model / h
+    assert (block.attention_dropout, block.activation_dropout) == (0.05, 0.15)
+    assert block.dropout == 0.1 and block.normalize_first
+    assert model.source_embedding.input_dim == 40
+    assert model.target_embedding.input_dim == 50
+    assert model.encoder_position.sequence_length == 20
+    assert model.count_params() == _hand_count(0, 1, 32, 48, 8, 16, 4) + (
+        40 * 32 + 50 * 32 + 2 * 20 * 32 + 2 * 2 * 32
+    )

@@ -1,0 +1,189 @@
+import keras
+import numpy as np
+import pytest
+
+from keras_transformer import Transformer, TransformerConfig, build_transformer
+
+VOCAB = 31
+
+
+def _model(**overrides):
+    config = TransformerConfig.from_preset(
+        "base",
+        **{
+            "num_layers": 2,
+            "d_model": 16,
+            "d_ff": 32,
+            "num_heads": 2,
+            "source_vocab_size": VOCAB,
+            "max_length": 32,
+            **overrides,
+        },
+    )
+    return build_transformer(config)
+
+
+def _ids(batch, length, seed):
+    return (
+        np.random.default_rng(seed).integers(1, VOCAB, (batch, length)).astype("int32")
+    )
+
+
+def _logits(model, source, target):
+    return np.array(model({"source_ids": source, "target_ids": target}))
+
+
+VARIANTS = {
+    "base": {},
+    "pre_norm": {"normalize_first": True},
+    "learned_positions": {"position_encoding": "learned"},
+    "separate_vocabularies": {"shared_embeddings": False, "target_vocab_size": 23},
+    "untied_softmax": {"tie_output_embeddings": False},
+    "dk_ne_dv": {"d_k": 4, "d_v": 12},
+}
+
+
+def test_inputs_outputs_and_shapes():
+    model = _model()
+    assert sorted(model.input.keys()) == ["source_ids", "target_ids"]
+    logits = model({"source_ids": _ids(2, 7, 0), "target_ids": _ids(2, 5, 1)})
+    assert tuple(logits.shape) == (2, 5, VOCAB)
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_causality(variant):
+    model = _model(**VARIANTS[variant])
+    source, target = _ids(2, 7, 0), _ids(2, 6, 1)
+    vocab = model.target_vocab_size
+    target %= vocab - 1
+    target += 1
+    changed = target.copy()
+    changed[:, 4:] = (changed[:, 4:] % (vocab - 1)) + 1  # different, non-pad
+    a, b = _logits(model, source, target), _logits(model, source, changed)
+    np.testing.assert_allclose(a[:, :4], b[:, :4], atol=1e-5)
+    assert not np.allclose(a[:, 4:], b[:, 4:], atol=1e-5)
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_source_padding_leaves_logits_unchanged(variant):
+    model = _model(**VARIANTS[variant])
+    source, target = _ids(2, 7, 0), _ids(2, 5, 1) % 20 + 1
+    padded = np.concatenate([source, np.zeros((2, 9), "int32")], axis=1)
+    np.testing.assert_allclose(
+        _logits(model, padded, target), _logits(model, source, target), atol=1e-5
+    )
+
+
+def test_batch_with_different_source_lengths_matches_single_examples():
+    model = _model()
+    short, long = _ids(1, 3, 0), _ids(1, 8, 1)
+    batch = np.zeros((2, 8), "int32")
+    batch[0, :3], batch[1] = short[0], long[0]
+    target = _ids(2, 4, 2)
+    logits = _logits(model, batch, target)
+    np.testing.assert_allclose(logits[:1], _logits(model, short, target[:1]), atol=1e-5)
+    np.testing.assert_allclose(logits[1:], _logits(model, long, target[1:]), atol=1e-5)
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_cached_decoder_reproduces_full_decoder(variant):
+    model = _model(**VARIANTS[variant])
+    source = _ids(2, 7, 0)
+    source[1, 5:] = 0  # padding in the second source
+    target = _ids(2, 6, 1) % (model.target_vocab_size - 1) + 1
+    full = _logits(model, source, target)
+
+    encoder_output, source_mask = model.encode(source)
+    cache = model.init_cache(encoder_output, source_mask, max_length=6)
+    steps = []
+    for i in range(6):
+        logits, cache = model.decode_step(target[:, i : i + 1], cache, i)
+        assert logits.dtype == "float32"
+        steps.append(np.array(logits))
+    np.testing.assert_allclose(np.concatenate(steps, axis=1), full, atol=1e-5)
+
+
+def test_decode_step_accepts_chunks():
+    model = _model()
+    source, target = _ids(2, 7, 0), _ids(2, 6, 1)
+    full = _logits(model, source, target)
+    cache = model.init_cache(*model.encode(source), max_length=8)
+    first, cache = model.decode_step(target[:, :4], cache, 0)
+    rest, _ = model.decode_step(target[:, 4:], cache, 4)
+    np.testing.assert_allclose(np.concatenate([first, rest], axis=1), full, atol=1e-5)
+
+
+def test_cache_layout_is_batch_first():
+    model = _model(d_k=4, d_v=12)
+    cache = model.init_cache(*model.encode(_ids(3, 7, 0)), max_length=10)
+    assert tuple(cache["source_padding_mask"].shape) == (3, 7)
+    assert len(cache["layers"]) == 2
+    keys, values = cache["layers"][0]["self_attention"]
+    assert (tuple(keys.shape), tuple(values.shape)) == ((3, 10, 2, 4), (3, 10, 2, 12))
+    keys, values = cache["layers"][0]["cross_attention"]
+    assert (tuple(keys.shape), tuple(values.shape)) == ((3, 7, 2, 4), (3, 7, 2, 12))
+
+
+def test_encoder_and_decoder_share_the_models_weights():
+    model = _model()
+    source = _ids(2, 7, 0)
+    before, _ = model.encode(source)
+    for weight in model.encoder_blocks[0].weights:
+        weight.assign(weight * 0.5)
+    after, _ = model.encode(source)
+    assert not np.allclose(np.array(before), np.array(after))
+    shared = model.get_layer("shared_embedding")
+    assert shared is model.source_embedding is model.target_embedding
+
+
+def test_keras_save_and_reload_give_identical_outputs(tmp_path):
+    model = _model(position_encoding="learned", normalize_first=True)
+    source, target = _ids(2, 7, 0), _ids(2, 5, 1)
+    path = tmp_path / "transformer.keras"
+    model.save(path)
+    reloaded = keras.saving.load_model(path)
+    assert isinstance(reloaded, Transformer)
+    assert reloaded.get_config() == model.get_config()
+    np.testing.assert_array_equal(
+        _logits(reloaded, source, target), _logits(model, source, target)
+    )
+
+
+def test_mixed_bfloat16_keeps_float32_logits_and_variables():
+    keras.config.set_dtype_policy("mixed_bfloat16")
+    model = _model()
+    logits = model({"source_ids": _ids(2, 7, 0), "target_ids": _ids(2, 5, 1)})
+    assert keras.backend.standardize_dtype(logits.dtype) == "float32"
+    assert all(w.dtype == "float32" for w in model.weights)
+    cache = model.init_cache(*model.encode(_ids(2, 7, 0)), max_length=4)
+    assert (
+        keras.backend.standardize_dtype(cache["layers"][0]["self_attention"][0].dtype)
+        == "bfloat16"
+    )
+
+
+def test_one_fit_step_reduces_the_loss():
+    model = _model(dropout=0.0)
+    source, target = _ids(8, 7, 0), _ids(8, 6, 1)
+    inputs = {"source_ids": source, "target_ids": target[:, :-1]}
+    model.compile(
+        optimizer=keras.optimizers.Adam(1e-2),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+    )
+    history = model.fit(inputs, target[:, 1:], epochs=5, batch_size=8, verbose=0)
+    losses = history.history["loss"]
+    assert losses[-1] < losses[0]
+
+
+@pytest.mark.parametrize(
+    "kwargs,message",
+    [
+        ({"source_vocab_size": 0}, "source_vocab_size=0"),
+        ({"source_vocab_size": 10, "num_layers": 0}, "num_layers=0"),
+        ({"source_vocab_size": 10, "position_encoding": "rope"}, "'rope'"),
+        ({"source_vocab_size": 10, "target_vocab_size": 12}, "target_vocab_size=12"),
+    ],
+)
+def test_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        Transformer(**kwargs)
