@@ -1,0 +1,54 @@
+import keras
+import numpy as np
+import pytest
+from keras import ops
+
+from keras_transformer.decoding import greedy_search
+
+EOS = 3
+
+
+def _scripted(table):
+    """symbols_to_logits_fn whose argmax at step t is table[:, t]."""
+    table = ops.convert_to_tensor(np.asarray(table, "int32"))
+    vocab = int(np.max(np.asarray(table))) + 1
+
+    def fn(ids, index, cache):
+        logits = 5.0 * ops.one_hot(ops.take(table, index, axis=1), vocab)
+        return ops.expand_dims(logits, 1), cache + 1
+
+    return fn
+
+
+def test_follows_the_argmax_and_pads_after_eos():
+    table = [[5, 6, EOS, 7, 7], [4, 4, 4, 4, 4]]
+    ids = greedy_search(
+        _scripted(table), np.array([2, 2]), np.int32(0), eos_id=EOS, max_length=5
+    )
+    np.testing.assert_array_equal(np.array(ids), [[5, 6, EOS, 0, 0], [4, 4, 4, 4, 4]])
+
+
+def test_feeds_back_its_own_previous_token():
+    # The next token is the fed token + 1, so the output shows what was fed.
+    def fn(ids, index, cache):
+        return 5.0 * ops.one_hot(ids + 1, 12), cache
+
+    ids = greedy_search(fn, np.array([4, 7]), (), eos_id=EOS, max_length=3)
+    np.testing.assert_array_equal(np.array(ids), [[5, 6, 7], [8, 9, 10]])
+
+
+@pytest.mark.skipif(
+    keras.backend.backend() != "tensorflow",
+    reason="counts Python calls of the step function, which only eager TF makes",
+)
+def test_stops_as_soon_as_every_sentence_has_finished():
+    calls = []
+
+    def fn(ids, index, cache):
+        calls.append(int(index))
+        token = EOS if int(index) == 1 else 5
+        return 5.0 * ops.one_hot(ops.full((2,), token, "int32"), 6), cache
+
+    ids = greedy_search(fn, np.array([2, 2]), (), eos_id=EOS, max_length=10)
+    assert calls == [0, 1]
+    np.testing.assert_array_equal(np.array(ids)[:, :3], [[5, EOS, 0], [5, EOS, 0]])
