@@ -26,7 +26,9 @@ def test_model_example_parameter_count_is_true():
     assert "63,082,496" in block  # checked by tests/.../models/test_builder.py
     setup = block.split("logits =")[0]
     namespace = {}
-    exec(setup.replace("model.count_params()", "count = model.count_params()"), namespace)
+    exec(
+        setup.replace("model.count_params()", "count = model.count_params()"), namespace
+    )
     assert namespace["count"] == 63_082_496
 
 
