@@ -1,0 +1,70 @@
+"""Label-smoothed cross-entropy over real target tokens (paper §5.4)."""
+
+import keras
+from keras import ops
+
+from keras_transformer.layers.layer_utils import check_rate
+from keras_transformer.training.token_utils import global_token_count, target_log_probs
+
+
+@keras.saving.register_keras_serializable(package="keras_transformer")
+class LabelSmoothedCrossEntropy(keras.losses.Loss):
+    """Cross-entropy against smoothed targets, averaged over real target tokens.
+
+    Paper §5.4: "During training, we employed label smoothing of value
+    eps_ls = 0.1 [36]." Following [36] (Szegedy et al.), the target distribution
+    is q'(k) = (1 - eps_ls) * [k = y] + eps_ls / V, so the per-token loss is
+
+        (1 - eps_ls) * -log p(y) + eps_ls * mean_k(-log p(k)).
+
+    Positions whose label is `pad_id` are ignored. The sum over real tokens is
+    divided by the number of real tokens in the *global* batch: under a
+    `tf.distribute` strategy each replica divides its local sum by the token
+    count summed over all replicas, so the summed replica gradients equal the
+    gradient one device would compute on the whole batch. (Keras' default
+    `sum_over_batch_size` would instead average per-replica means, which
+    weights tokens unequally when replicas hold different numbers of tokens.)
+
+    Args:
+        label_smoothing: float. eps_ls. Defaults to `0.1`.
+        pad_id: int. Label id to ignore. Defaults to `0`.
+        name: str. Defaults to `"label_smoothed_cross_entropy"`.
+
+    Call arguments:
+        y_true: int tensor `[B, T]`, the target ids.
+        y_pred: float tensor `[B, T, V]`, logits.
+
+    Returns:
+        A scalar.
+    """
+
+    def __init__(
+        self,
+        label_smoothing=0.1,
+        pad_id=0,
+        name="label_smoothed_cross_entropy",
+        **kwargs,
+    ):
+        check_rate("label_smoothing", label_smoothing)
+        kwargs.pop("reduction", None)
+        super().__init__(name=name, reduction="sum", **kwargs)
+        self.label_smoothing = label_smoothing
+        self.pad_id = pad_id
+
+    def call(self, y_true, y_pred):
+        label_log_probs, log_probs = target_log_probs(y_true, y_pred)
+        # [B, T]: -log p(y) and the mean of -log p(k) over the vocabulary
+        nll = -label_log_probs
+        smooth = -ops.mean(log_probs, axis=-1)
+        eps = self.label_smoothing
+        per_token = (1.0 - eps) * nll + eps * smooth
+        real = ops.cast(
+            ops.not_equal(ops.cast(y_true, "int32"), self.pad_id), "float32"
+        )
+        return ops.sum(per_token * real) / ops.maximum(global_token_count(real), 1.0)
+
+    def get_config(self):
+        config = super().get_config()
+        config.pop("reduction", None)
+        config.update({"label_smoothing": self.label_smoothing, "pad_id": self.pad_id})
+        return config

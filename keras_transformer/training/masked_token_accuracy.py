@@ -1,0 +1,43 @@
+"""Token accuracy over real (non-padding) target tokens."""
+
+import keras
+from keras import ops
+
+
+@keras.saving.register_keras_serializable(package="keras_transformer")
+class MaskedTokenAccuracy(keras.metrics.Metric):
+    """Fraction of real target tokens whose argmax prediction is right.
+
+    Positions whose label is `pad_id` count neither as right nor as wrong. The
+    running totals are sums, so replicas and batches of different sizes
+    combine exactly.
+
+    Args:
+        pad_id: int. Label id to ignore. Defaults to `0`.
+        name: str. Defaults to `"accuracy"`.
+    """
+
+    def __init__(self, pad_id=0, name="accuracy", **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.pad_id = pad_id
+        self.correct = self.add_variable(shape=(), initializer="zeros", name="correct")
+        self.total = self.add_variable(shape=(), initializer="zeros", name="total")
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_true = ops.cast(y_true, "int32")
+        real = ops.cast(ops.not_equal(y_true, self.pad_id), "float32")
+        # [B, T, V] -> [B, T]
+        predicted = ops.cast(ops.argmax(y_pred, axis=-1), "int32")
+        right = ops.cast(ops.equal(predicted, y_true), "float32") * real
+        self.correct.assign_add(ops.sum(right))
+        self.total.assign_add(ops.sum(real))
+
+    def result(self):
+        return ops.divide_no_nan(self.correct, self.total)
+
+    def reset_state(self):
+        self.correct.assign(0.0)
+        self.total.assign(0.0)
+
+    def get_config(self):
+        return {**super().get_config(), "pad_id": self.pad_id}
