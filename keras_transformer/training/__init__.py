@@ -4,11 +4,17 @@ helper needs `tf.distribute`."""
 
 from keras_transformer.training.compile_transformer import compile_transformer
 from keras_transformer.training.distribution import STRATEGIES, make_strategy
+from keras_transformer.training.fit_resumable import fit_resumable
 from keras_transformer.training.label_smoothed_cross_entropy import (
     LabelSmoothedCrossEntropy,
 )
 from keras_transformer.training.masked_token_accuracy import MaskedTokenAccuracy
 from keras_transformer.training.perplexity import Perplexity
+from keras_transformer.training.rotating_checkpoints import (
+    RotatingCheckpoints,
+    list_checkpoints,
+)
+from keras_transformer.training.training_backup import TrainingBackup
 from keras_transformer.training.transformer_schedule import TransformerSchedule
 
 __all__ = [
@@ -16,7 +22,11 @@ __all__ = [
     "LabelSmoothedCrossEntropy",
     "MaskedTokenAccuracy",
     "Perplexity",
+    "RotatingCheckpoints",
+    "TrainingBackup",
     "TransformerSchedule",
     "compile_transformer",
+    "fit_resumable",
+    "list_checkpoints",
     "make_strategy",
 ]

@@ -1,0 +1,95 @@
+"""`model.fit` for a number of steps that survives being killed (paper §5.2, §6.1)."""
+
+import math
+import os
+
+import keras
+
+from keras_transformer.training.rotating_checkpoints import RotatingCheckpoints
+from keras_transformer.training.training_backup import TrainingBackup
+
+
+def fit_resumable(
+    model,
+    dataset,
+    total_steps,
+    output_dir,
+    steps_per_epoch=100,
+    checkpoint_every_steps=None,
+    checkpoint_every_minutes=10.0,
+    keep_checkpoints=5,
+    record=None,
+    callbacks=None,
+    verbose="auto",
+):
+    """Trains `model` for `total_steps` batches of `dataset`, resuming if it can.
+
+    The dataset is repeated into an endless stream and `model.fit` runs
+    "epochs" of `steps_per_epoch` batches over it. After every such epoch a
+    backup (weights, optimizer state, epoch) is written to
+    `output_dir/backup/`. Started again with the same arguments after a crash or
+    a SIGKILL, the function restores the backup and skips exactly the batches
+    already trained on, so the step counter, the learning-rate schedule, the
+    optimizer moments and the position in the data all continue. For the
+    position to be exact, `dataset` must yield the same batch sequence every
+    time it is built and iterated (a seeded shuffle; a pipeline without
+    `deterministic=False`); skipping costs input-pipeline time, not training.
+
+    Rotating checkpoints for averaging (§6.1) go to `output_dir/checkpoints/`
+    (see `RotatingCheckpoints`); TensorBoard logs to `output_dir/logs/`; training
+    stops with a message on a NaN loss, keeping the last finite backup and
+    checkpoint.
+
+    Args:
+        model: a compiled model (compile it in the strategy's scope).
+        dataset: a `tf.data.Dataset` of `(inputs, targets)` batches (one pass).
+        total_steps: int. Batches to train on in all, across restarts, rounded
+            up to a multiple of `steps_per_epoch`.
+        output_dir: str. Where backup, checkpoints and logs go.
+        steps_per_epoch: int. Batches per Keras epoch (the backup interval).
+        checkpoint_every_steps: int or `None`.
+        checkpoint_every_minutes: float or `None`. Defaults to `10.0` (§6.1).
+        keep_checkpoints: int. Defaults to `5` (§6.1, base models).
+        record: dict written beside each checkpoint.
+        callbacks: more Keras callbacks.
+        verbose: `model.fit` verbosity.
+
+    Returns:
+        The `keras.callbacks.History` of this run (`None` if the backup was
+        already complete).
+    """
+    for name, value in (
+        ("total_steps", total_steps),
+        ("steps_per_epoch", steps_per_epoch),
+    ):
+        if not isinstance(value, int) or value < 1:
+            raise ValueError(
+                f"`{name}` must be a positive integer. Received: {name}={value}"
+            )
+    backup = TrainingBackup(os.path.join(output_dir, "backup"))
+    initial_epoch = backup.restore(model)
+    epochs = math.ceil(total_steps / steps_per_epoch)
+    if initial_epoch >= epochs:
+        return None
+    stream = dataset.repeat().skip(initial_epoch * steps_per_epoch)
+    checkpoints = RotatingCheckpoints(
+        os.path.join(output_dir, "checkpoints"),
+        every_steps=checkpoint_every_steps,
+        every_minutes=checkpoint_every_minutes,
+        keep=keep_checkpoints,
+        record=record,
+    )
+    return model.fit(
+        stream,
+        epochs=epochs,
+        steps_per_epoch=steps_per_epoch,
+        initial_epoch=initial_epoch,
+        callbacks=[
+            keras.callbacks.TerminateOnNaN(),
+            backup,
+            checkpoints,
+            keras.callbacks.TensorBoard(os.path.join(output_dir, "logs")),
+            *(callbacks or []),
+        ],
+        verbose=verbose,
+    )

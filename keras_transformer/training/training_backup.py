@@ -1,0 +1,99 @@
+"""Backup for resuming an interrupted `model.fit` exactly where it stopped."""
+
+import glob
+import math
+import os
+
+import keras
+import numpy as np
+
+from keras_transformer.training.atomic_files import (
+    atomic_save_weights,
+    atomic_write_json,
+    read_json,
+)
+
+SEED_STATE_SUFFIX = "seed_generator_state"
+
+
+class TrainingBackup(keras.callbacks.Callback):
+    """Saves the whole training state at every epoch end and restores it.
+
+    Used by `fit_resumable`, where an "epoch" is a fixed number of steps of an
+    endless batch stream, so a restored epoch count is also an exact position in
+    the data. Unlike `keras.callbacks.BackupAndRestore` (which restarts an
+    interrupted epoch from its first batch), nothing is repeated or skipped.
+
+    The state is the weights with the optimizer (moments and step, hence the
+    learning-rate schedule) in `backup-<epoch>.weights.h5`, plus the states of
+    the dropout seed generators in `backup-<epoch>.seeds.npz` (Keras does not put
+    them in weight files; without them a resumed run would draw other dropout
+    masks). `backup.json` names the epoch of the newest complete pair and is
+    replaced last, atomically, so a kill at any moment leaves a consistent
+    backup. No backup is written when the epoch's loss is not finite: the last
+    good state stays on disk.
+
+    Args:
+        backup_dir: str. Directory of the backup files.
+    """
+
+    def __init__(self, backup_dir):
+        super().__init__()
+        self.backup_dir = backup_dir
+        self.state_path = os.path.join(backup_dir, "backup.json")
+
+    def _paths(self, epoch):
+        base = os.path.join(self.backup_dir, f"backup-{epoch:06d}")
+        return f"{base}.weights.h5", f"{base}.seeds.npz"
+
+    def restore(self, model):
+        """Loads the backup into `model` (built and compiled); returns its epoch.
+
+        Returns:
+            The number of completed epochs of the backup, 0 when there is none.
+        """
+        if not os.path.exists(self.state_path):
+            return 0
+        epoch = read_json(self.state_path)["epoch"]
+        weights_path, seeds_path = self._paths(epoch)
+        if not model.optimizer.built:
+            model.optimizer.build(model.trainable_variables)
+        model.load_weights(weights_path)
+        with np.load(seeds_path) as seeds:
+            states = _seed_states(model)
+            if len(seeds.files) != len(states):
+                raise ValueError(
+                    f"The backup in {self.backup_dir} has {len(seeds.files)} seed "
+                    f"states; the model has {len(states)}. Was the model changed?"
+                )
+            for i, variable in enumerate(states):
+                variable.assign(seeds[f"state_{i}"])
+        return epoch
+
+    def on_epoch_end(self, epoch, logs=None):
+        loss = (logs or {}).get("loss")
+        if loss is not None and not math.isfinite(loss):
+            print(
+                f"Not backing up epoch {epoch + 1}: its loss is {loss}. The backup "
+                f"in {self.backup_dir} keeps the last finite state."
+            )
+            return
+        os.makedirs(self.backup_dir, exist_ok=True)
+        weights_path, seeds_path = self._paths(epoch + 1)
+        atomic_save_weights(self.model, weights_path)
+        seeds = {
+            f"state_{i}": np.asarray(keras.ops.convert_to_numpy(v.value))
+            for i, v in enumerate(_seed_states(self.model))
+        }
+        np.savez(f"{seeds_path}.partial.npz", **seeds)
+        os.replace(f"{seeds_path}.partial.npz", seeds_path)
+        step = int(self.model.optimizer.iterations)
+        atomic_write_json({"epoch": epoch + 1, "step": step}, self.state_path)
+        for old in glob.glob(os.path.join(self.backup_dir, "backup-*")):
+            if old not in (weights_path, seeds_path):
+                os.remove(old)
+
+
+def _seed_states(model):
+    """The dropout seed-generator state variables of `model`, in a fixed order."""
+    return [v for v in model.variables if v.path.endswith(SEED_STATE_SUFFIX)]

@@ -1,0 +1,77 @@
+import json
+
+import numpy as np
+import pytest
+
+from keras_transformer import TransformerConfig, build_transformer
+from keras_transformer.training import TrainingBackup, compile_transformer
+
+
+def _model(dropout=0.1):
+    model = build_transformer(
+        TransformerConfig(
+            num_layers=1,
+            d_model=8,
+            d_ff=16,
+            num_heads=2,
+            dropout=dropout,
+            source_vocab_size=20,
+        )
+    )
+    compile_transformer(model)
+    model.optimizer.build(model.trainable_variables)
+    return model
+
+
+def _backup(model, tmp_path):
+    backup = TrainingBackup(str(tmp_path))
+    backup.set_model(model)
+    return backup
+
+
+def test_no_backup_means_epoch_zero(tmp_path):
+    assert TrainingBackup(str(tmp_path)).restore(_model()) == 0
+
+
+def test_round_trip_of_weights_optimizer_step_and_seed_states(tmp_path):
+    model = _model()
+    model.optimizer.iterations.assign(7)
+    seeds = [v for v in model.variables if v.path.endswith("seed_generator_state")]
+    assert seeds
+    for seed in seeds:
+        seed.assign(np.array([3, 9]))
+    _backup(model, tmp_path).on_epoch_end(2, {"loss": 1.0})
+    assert json.loads((tmp_path / "backup.json").read_text()) == {"epoch": 3, "step": 7}
+
+    fresh = _model()
+    assert TrainingBackup(str(tmp_path)).restore(fresh) == 3
+    assert int(fresh.optimizer.iterations) == 7
+    for a, b in zip(model.variables, fresh.variables, strict=True):
+        np.testing.assert_array_equal(np.array(a), np.array(b))
+
+
+def test_only_the_newest_backup_is_kept(tmp_path):
+    model = _model()
+    backup = _backup(model, tmp_path)
+    backup.on_epoch_end(0, {"loss": 1.0})
+    backup.on_epoch_end(1, {"loss": 1.0})
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "backup-000002.seeds.npz",
+        "backup-000002.weights.h5",
+        "backup.json",
+    ]
+
+
+def test_non_finite_loss_keeps_the_last_good_backup(tmp_path, capsys):
+    model = _model()
+    backup = _backup(model, tmp_path)
+    backup.on_epoch_end(0, {"loss": 1.0})
+    backup.on_epoch_end(1, {"loss": float("inf")})
+    assert json.loads((tmp_path / "backup.json").read_text())["epoch"] == 1
+    assert "keeps the last finite state" in capsys.readouterr().out
+
+
+def test_a_changed_model_is_refused(tmp_path):
+    _backup(_model(dropout=0.1), tmp_path).on_epoch_end(0, {"loss": 1.0})
+    with pytest.raises(ValueError, match="Was the model changed"):
+        TrainingBackup(str(tmp_path)).restore(_model(dropout=0.0))
