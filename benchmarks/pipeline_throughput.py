@@ -1,0 +1,108 @@
+"""Input pipeline throughput against the training step's consumption.
+
+Measures (1) `make_dataset` from raw strings, tokenization in the graph, no
+cache, over the bundled LibreOffice help en-de train split (real tokens per
+second, source + target), and (2) a base Transformer's training step on
+batches from the same pipeline (real tokens consumed per second), on this
+machine. Prints one JSON line with both and their ratio; the pipeline must be
+at least 10x faster than the step so it never starves training.
+
+    python benchmarks/pipeline_throughput.py [--step-tokens 2000] [--steps 3]
+
+The step uses a smaller token budget than §5.1's 25,000 so that a CPU step
+takes seconds; tokens/s of a saturated step hardly depends on the batch size.
+"""
+
+import argparse
+import dataclasses
+import json
+import os
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+
+from keras_transformer import TransformerConfig, build_transformer  # noqa: E402
+from pipelines import (  # noqa: E402
+    BatchingConfig,
+    SentencePieceTokenizer,
+    load_bundled,
+    make_dataset,
+    sample_texts,
+)
+
+
+def real_tokens(inputs, target_out):
+    return int(np.count_nonzero(inputs["source_ids"]) + np.count_nonzero(target_out))
+
+
+def pipeline_tokens_per_second(pairs, tokenizer, config, epochs=2):
+    dataset = make_dataset(pairs, tokenizer, config)
+    tokens, start = 0, time.perf_counter()
+    for _ in range(epochs):
+        for inputs, target_out in dataset.as_numpy_iterator():
+            tokens += real_tokens(inputs, target_out)
+    return tokens / (time.perf_counter() - start)
+
+
+def step_tokens_per_second(pairs, tokenizer, config, preset, steps):
+    model_config = TransformerConfig.from_preset(
+        preset, source_vocab_size=tokenizer.vocab_size
+    )
+    model = build_transformer(model_config)
+    model.compile(
+        optimizer="adam",
+        loss=keras.losses.SparseCategoricalCrossentropy(
+            from_logits=True, ignore_class=0
+        ),
+    )
+    batches = list(make_dataset(pairs, tokenizer, config).take(steps + 1))
+    model.train_on_batch(*batches[0])  # trace and compile
+    tokens, start = 0, time.perf_counter()
+    for inputs, target_out in batches[1:]:
+        model.train_on_batch(inputs, target_out)
+        tokens += real_tokens(
+            {"source_ids": inputs["source_ids"].numpy()}, target_out.numpy()
+        )
+    return tokens / (time.perf_counter() - start), model.count_params()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--preset", default="base")
+    parser.add_argument("--step-tokens", type=int, default=2000)
+    parser.add_argument("--steps", type=int, default=3)
+    args = parser.parse_args()
+
+    pairs = load_bundled("libreoffice_help", "en-de", "train")
+    tokenizer = SentencePieceTokenizer.train(
+        sample_texts(pairs, max_pairs=5000), vocab_size=8000
+    )
+    config = BatchingConfig()
+    pipeline = pipeline_tokens_per_second(pairs, tokenizer, config)
+    step_config = dataclasses.replace(config, tokens_per_batch=args.step_tokens)
+    step, params = step_tokens_per_second(
+        pairs, tokenizer, step_config, args.preset, args.steps
+    )
+    print(
+        json.dumps(
+            {
+                "benchmark": "pipeline_throughput",
+                "cpus": os.cpu_count(),
+                "pipeline_tokens_per_s": round(pipeline),
+                "train_step_tokens_per_s": round(step),
+                "ratio": round(pipeline / step, 1),
+                "preset": args.preset,
+                "params": params,
+                "step_tokens_per_batch": args.step_tokens,
+                "vocab_size": tokenizer.vocab_size,
+            }
+        ),
+        flush=True,
+    )
+
+
+if __name__ == "__main__":
+    main()

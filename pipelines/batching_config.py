@@ -1,0 +1,76 @@
+"""`BatchingConfig`: how pairs become batches, with the paper's defaults."""
+
+import dataclasses
+
+from pipelines.bucketing import geometric_bucket_lengths, token_budget_batch_sizes
+
+ELEMENT_FORMATS = ("dict", "tuple")
+
+
+@dataclasses.dataclass(frozen=True)
+class BatchingConfig:
+    """Filtering, shuffling, bucketing and batching options (§5.1).
+
+    Derive variants with `dataclasses.replace(config, ...)`.
+    """
+
+    # Token budget per side (source and target each) per global batch, all
+    # replicas together: "approximately 25000 source tokens and 25000 target
+    # tokens" (§5.1). Counted in padded positions, so real tokens are fewer.
+    tokens_per_batch: int = 25_000
+    # Longest source (with eos) or target (with bos or eos) kept, in tokens;
+    # longer pairs are filtered and counted. tensor2tensor's default.
+    max_length: int = 256
+    # Length of the first bucket; geometric growth from there.
+    min_bucket_length: int = 8
+    # Ratio of consecutive bucket lengths (tensor2tensor's 1.1).
+    bucket_scale: float = 1.1
+    # Batch sizes are multiples of this (tf.distribute replicas in sync).
+    num_replicas: int = 1
+    # Pad to the bucket length and drop partial batches: a fixed, finite set
+    # of shapes for XLA and TPUs. Default: pad to the longest in the batch.
+    static_shapes: bool = False
+    # Shuffle buffer, in pairs (before bucketing).
+    shuffle_buffer_size: int = 100_000
+    # Shuffle seed; the order also changes every epoch (reshuffle_each_iteration).
+    seed: int | None = 0
+    # "dict": ({"source_ids", "target_ids"}, target_out_ids), what the model
+    # takes; "tuple": ((source_ids, target_in_ids), target_out_ids).
+    element_format: str = "dict"
+    # Sentences tokenized per call of the in-graph tokenizer.
+    tokenize_batch_size: int = 1024
+    # Cache the tokenized, filtered pairs: False, True (memory) or a file
+    # prefix (`tf.data.Dataset.cache(filename)`), so that a WMT-size corpus is
+    # tokenized once, not every epoch.
+    cache: bool | str = False
+
+    def __post_init__(self):
+        if self.element_format not in ELEMENT_FORMATS:
+            raise ValueError(
+                f"element_format must be one of {ELEMENT_FORMATS}. Received: "
+                f"element_format={self.element_format!r}"
+            )
+        for name in ("shuffle_buffer_size", "tokenize_batch_size"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(
+                    f"{name} must be a positive integer. Received: {name}={value}"
+                )
+        # Validates the remaining fields with their own error messages.
+        token_budget_batch_sizes(
+            self.bucket_lengths, self.tokens_per_batch, self.num_replicas
+        )
+
+    @property
+    def bucket_lengths(self) -> list[int]:
+        """Bucket lengths (padded lengths in static mode)."""
+        return geometric_bucket_lengths(
+            self.max_length, self.min_bucket_length, self.bucket_scale
+        )
+
+    @property
+    def bucket_batch_sizes(self) -> list[int]:
+        """Global batch size of each bucket."""
+        return token_budget_batch_sizes(
+            self.bucket_lengths, self.tokens_per_batch, self.num_replicas
+        )

@@ -1,0 +1,119 @@
+"""Parallel text -> the batches `model.fit` consumes, as the paper batched (§5.1).
+
+"Sentence pairs were batched together by approximate sequence length. Each
+training batch contained a set of sentence pairs containing approximately 25000
+source tokens and 25000 target tokens."
+
+`make_dataset` composes the transformations of `transforms.py`:
+
+1. **Tokenize** in the graph (tensorflow-text), a batch of sentences at a time.
+2. **Special ids**: source + eos; target_in = bos + target; target_out =
+   target + eos (`special_tokens.py`; pad 0, unk 1, bos 2, eos 3).
+3. **Filter**: pairs with an empty side or a side longer than `max_length`
+   (256) tokens are dropped; `count_filtered` counts them by reason. Optional
+   **cache** of the result (memory or file), so tokenization runs once.
+4. **Shuffle** (seeded, reshuffled every epoch), before bucketing.
+5. **Bucket** by length: the longer side of a pair (with its special ids)
+   picks the first bucket of length L >= it; lengths grow geometrically from
+   8 by x1.1 (42 buckets up to 256). **Token budget**: a bucket's batch size
+   is `tokens_per_batch // L`, rounded down to a multiple of the replica
+   count, so a batch holds at most `tokens_per_batch` positions on each side,
+   padding included. The budget is *per side* and *global* (all replicas
+   together): the default 25,000 is §5.1's 25,000 source + 25,000 target
+   tokens. Real tokens per batch are fewer than the budget by the padding and
+   by the shorter side of each pair (padding efficiency is measured by
+   `benchmarks/pipeline_padding_efficiency.py`). Default batches are padded
+   to their longest sequence per side and keep every pair; the static mode
+   pads to L and drops partial batches (a finite set of shapes for XLA/TPU).
+6. **Pack** as `({"source_ids", "target_ids"}, target_out_ids)` (or tuples)
+   and **prefetch** (AUTOTUNE).
+
+Example:
+
+>>> pairs = load_bundled()                      # (source, target) strings
+>>> tokenizer = SentencePieceTokenizer.train(sample_texts(pairs), 8000)
+>>> dataset = make_dataset(pairs, tokenizer)    # model.fit(dataset, ...)
+"""
+
+import tensorflow as tf
+
+from pipelines import transforms
+from pipelines.batching_config import BatchingConfig
+from pipelines.filter_report import FILTER_REASONS, FilterReport, filter_reason
+
+
+def make_dataset(
+    pairs: tf.data.Dataset,
+    tokenizer,
+    config: BatchingConfig | None = None,
+    training: bool = True,
+    target_tokenizer=None,
+) -> tf.data.Dataset:
+    """Builds the batched dataset of `(inputs, target_out_ids)`.
+
+    Args:
+        pairs: `tf.data.Dataset` of `(source, target)` scalar strings, e.g.
+            from `load_bundled`, `load_tfds`, `read_parallel_files`.
+        tokenizer: `SentencePieceTokenizer` or `WordPieceTokenizer` (any
+            object with `tokenize(strings) -> RaggedTensor`).
+        config: `BatchingConfig`. Defaults to `BatchingConfig()` (§5.1).
+        training: bool. Shuffle if `True`; evaluation keeps file order within
+            buckets. Defaults to `True`.
+        target_tokenizer: optional, for separate vocabularies.
+
+    Returns:
+        A `tf.data.Dataset` whose elements are `({"source_ids": int32 [B, S],
+        "target_ids": int32 [B, T]}, int32 [B, T])` (or tuples), padded with 0.
+    """
+    config = config or BatchingConfig()
+    dataset = _tokenized(pairs, tokenizer, target_tokenizer, config)
+    dataset = dataset.apply(transforms.filter_by_length(config.max_length))
+    if config.cache is True:
+        dataset = dataset.cache()
+    elif config.cache:
+        dataset = dataset.cache(str(config.cache))
+    if training:
+        dataset = dataset.apply(
+            transforms.shuffle(config.shuffle_buffer_size, config.seed)
+        )
+    dataset = dataset.apply(
+        transforms.bucket_by_token_budget(
+            config.bucket_lengths, config.bucket_batch_sizes, config.static_shapes
+        )
+    )
+    dataset = dataset.apply(transforms.to_model_inputs(config.element_format))
+    return dataset.prefetch(tf.data.AUTOTUNE)
+
+
+def count_filtered(
+    pairs: tf.data.Dataset,
+    tokenizer,
+    config: BatchingConfig | None = None,
+    target_tokenizer=None,
+) -> FilterReport:
+    """Counts, in one pass over `pairs`, what `make_dataset` keeps and drops.
+
+    Returns:
+        A `FilterReport` (`str()` gives a one-line summary for logs).
+    """
+    config = config or BatchingConfig()
+    dataset = _tokenized(pairs, tokenizer, target_tokenizer, config)
+    num_reasons = len(FILTER_REASONS)
+
+    def one_hot(source_ids, target_in_ids, target_out_ids):
+        reason = filter_reason(source_ids, target_in_ids, config.max_length)
+        return tf.one_hot(reason, num_reasons, dtype=tf.int64)
+
+    counts = dataset.map(one_hot, num_parallel_calls=tf.data.AUTOTUNE).reduce(
+        tf.zeros([num_reasons], tf.int64), lambda total, x: total + x
+    )
+    return FilterReport.from_counts(counts.numpy())
+
+
+def _tokenized(pairs, tokenizer, target_tokenizer, config):
+    dataset = pairs.apply(
+        transforms.tokenize_pairs(
+            tokenizer, target_tokenizer, config.tokenize_batch_size
+        )
+    )
+    return dataset.apply(transforms.add_special_ids())

@@ -1,0 +1,170 @@
+"""The issue's "what must be shown", on the bundled corpus and mock TFDS data:
+exact batch shapes, the token budget, every kept pair exactly once, and the
+filter report."""
+
+import collections
+import dataclasses
+
+import numpy as np
+import pytest
+import tensorflow as tf
+import tensorflow_datasets as tfds
+
+from pipelines import (
+    BatchingConfig,
+    SentencePieceTokenizer,
+    count_filtered,
+    load_bundled,
+    load_tfds,
+    make_dataset,
+    sample_texts,
+)
+
+from .conftest import epoch_pairs_and_shapes, expected_kept
+
+SMALL = BatchingConfig(tokens_per_batch=1200, max_length=48, shuffle_buffer_size=500)
+
+
+def _bucket_of(length, config):
+    return next(b for b in config.bucket_lengths if b >= length)
+
+
+def _check_dynamic_epoch(dataset, expected, config):
+    """Every kept pair exactly once; exact shapes; budget; one bucket per batch."""
+    pairs, shapes = epoch_pairs_and_shapes(dataset)
+    assert pairs == expected  # multiset equality (both sorted)
+    sizes = dict(zip(config.bucket_lengths, config.bucket_batch_sizes, strict=True))
+    partial = collections.Counter()
+    index = 0
+    for batch, source_length, target_length in shapes:
+        bucket = _bucket_of(max(source_length, target_length), config)
+        assert batch <= sizes[bucket]
+        assert batch * source_length <= config.tokens_per_batch
+        assert batch * target_length <= config.tokens_per_batch
+        partial[bucket] += batch < sizes[bucket]
+        index += batch
+    assert max(partial.values(), default=0) <= 1  # one partial batch per bucket
+    return shapes
+
+
+def _rows_match_bucket(dataset, config):
+    """Each row's length falls in the batch's bucket; shapes are the batch max."""
+    lengths = [0] + config.bucket_lengths
+    for inputs, target_out in dataset.as_numpy_iterator():
+        source = inputs["source_ids"] != 0
+        target = target_out != 0
+        row_lengths = np.maximum(source.sum(1), target.sum(1))
+        bucket = _bucket_of(int(row_lengths.max()), config)
+        previous = lengths[lengths.index(bucket) - 1]
+        assert np.all(row_lengths > previous) and np.all(row_lengths <= bucket)
+        assert source.shape[1] == source.sum(1).max()  # padded to the batch max
+        assert target.shape[1] == target.sum(1).max()
+
+
+def test_bundled_fixture_epoch(fixture_pairs, sp_tokenizer):
+    dataset = make_dataset(fixture_pairs, sp_tokenizer, SMALL)
+    expected = expected_kept(fixture_pairs, sp_tokenizer, SMALL.max_length)
+    _check_dynamic_epoch(dataset, expected, SMALL)
+    _rows_match_bucket(dataset, SMALL)
+    report = count_filtered(fixture_pairs, sp_tokenizer, SMALL)
+    assert report.total == 300 and report.kept == len(expected)
+    assert report.filtered == report.source_too_long + report.target_too_long > 0
+    assert report.empty_source == report.empty_target == 0
+
+
+def test_bundled_corpus_epoch_and_static_shapes(sp_tokenizer):
+    # 1,835 real pairs (LibreOffice help en-de dev) through the default path.
+    pairs = load_bundled(split="dev")
+    config = dataclasses.replace(SMALL, max_length=64, tokens_per_batch=2000)
+    expected = expected_kept(pairs, sp_tokenizer, config.max_length)
+    _check_dynamic_epoch(make_dataset(pairs, sp_tokenizer, config), expected, config)
+
+    static = dataclasses.replace(config, static_shapes=True)
+    sizes = dict(zip(static.bucket_lengths, static.bucket_batch_sizes, strict=True))
+    per_bucket = collections.Counter(
+        _bucket_of(max(len(s), len(t)), static) for s, t in expected
+    )
+    want = collections.Counter()
+    for bucket, count in per_bucket.items():
+        want[(sizes[bucket], bucket, bucket)] = count // sizes[bucket]
+    got_pairs, shapes = epoch_pairs_and_shapes(
+        make_dataset(pairs, sp_tokenizer, static)
+    )
+    assert shapes and collections.Counter(shapes) == +want  # exact shapes, counts
+    assert not collections.Counter(got_pairs) - collections.Counter(expected)
+
+
+def test_mock_tfds_epoch():
+    config = dataclasses.replace(SMALL, max_length=16, tokens_per_batch=160)
+    with tfds.testing.mock_data(num_examples=120):
+        pairs = load_tfds("wmt14_translate/de-en", split="train")
+        tokenizer = SentencePieceTokenizer.train(sample_texts(pairs), vocab_size=300)
+        expected = expected_kept(pairs, tokenizer, config.max_length)
+        report = count_filtered(pairs, tokenizer, config)
+        dataset = make_dataset(pairs, tokenizer, config)
+        _check_dynamic_epoch(dataset, expected, config)
+        static = dataclasses.replace(config, static_shapes=True, num_replicas=2)
+        batches = list(make_dataset(pairs, tokenizer, static))
+        assert batches
+        for inputs, target_out in batches:
+            batch, length = target_out.shape
+            sizes = zip(static.bucket_lengths, static.bucket_batch_sizes, strict=True)
+            size = dict(sizes)[length]
+            assert batch == size and batch % 2 == 0
+            assert inputs["source_ids"].shape == inputs["target_ids"].shape
+    assert report.total == 120 and report.kept == len(expected)
+    assert report.filtered == 120 - len(expected)
+
+
+def test_shuffle_is_seeded_and_epochs_differ(fixture_pairs, sp_tokenizer):
+    def first_batches(dataset):
+        return [t.tolist() for _, t in dataset.take(3).as_numpy_iterator()]
+
+    a = make_dataset(fixture_pairs, sp_tokenizer, SMALL)
+    b = make_dataset(fixture_pairs, sp_tokenizer, SMALL)
+    assert first_batches(a) == first_batches(b)
+    assert first_batches(a) != first_batches(a)  # reshuffled each epoch
+
+
+def test_tuple_format_and_cache(fixture_pairs, sp_tokenizer, tmp_path):
+    expected = expected_kept(fixture_pairs, sp_tokenizer, SMALL.max_length)
+    for cache in (True, str(tmp_path / "cache")):
+        config = dataclasses.replace(SMALL, element_format="tuple", cache=cache)
+        dataset = make_dataset(fixture_pairs, sp_tokenizer, config, training=False)
+        for _ in range(2):  # the second epoch reads the cache
+            got = []
+            for (source, target_in), target_out in dataset.as_numpy_iterator():
+                assert source.shape[0] == target_in.shape[0] == target_out.shape[0]
+                for s, t in zip(source, target_out, strict=True):
+                    got.append((tuple(s[s != 0]), tuple(t[t != 0])))
+            assert sorted(got) == expected
+    assert any(p.name.startswith("cache") for p in tmp_path.iterdir())
+
+
+def test_feeds_a_keras_model(fixture_pairs, sp_tokenizer):
+    import keras
+
+    source = keras.Input([None], dtype="int32", name="source_ids")
+    target = keras.Input([None], dtype="int32", name="target_ids")
+    embed = keras.layers.Embedding(sp_tokenizer.vocab_size, 8)
+    context = keras.ops.mean(embed(source), axis=1, keepdims=True)
+    logits = keras.layers.Dense(sp_tokenizer.vocab_size)(embed(target) + context)
+    model = keras.Model({"source_ids": source, "target_ids": target}, logits)
+    model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    dataset = make_dataset(fixture_pairs, sp_tokenizer, SMALL)
+    history = model.fit(dataset, shuffle=False, verbose=0)
+    assert np.isfinite(history.history["loss"][0])
+
+
+@pytest.mark.parametrize("budget", [1200, 5000])
+def test_no_batch_exceeds_budget_with_replicas(fixture_pairs, sp_tokenizer, budget):
+    config = dataclasses.replace(SMALL, tokens_per_batch=budget, num_replicas=4)
+    for inputs, target_out in make_dataset(fixture_pairs, sp_tokenizer, config):
+        batch = target_out.shape[0]
+        assert batch * inputs["source_ids"].shape[1] <= budget
+        assert batch * target_out.shape[1] <= budget
+
+
+def test_keeps_dtype(fixture_pairs, sp_tokenizer):
+    spec = make_dataset(fixture_pairs, sp_tokenizer, SMALL).element_spec
+    assert spec[0]["source_ids"] == tf.TensorSpec([None, None], tf.int32)
