@@ -1,5 +1,8 @@
 """Exported models: checkpoint averaging, the SavedModel translator, serving.
 
-May import `keras_transformer`, `pipelines` and TensorFlow. Empty until the
-export issue lands.
+May import `keras_transformer`, `pipelines` and TensorFlow.
 """
+
+from savedmodels.average_checkpoints import average_checkpoints
+
+__all__ = ["average_checkpoints"]
