@@ -14,6 +14,7 @@ from keras_transformer.training.rotating_checkpoints import (
     RotatingCheckpoints,
     list_checkpoints,
 )
+from keras_transformer.training.throughput import TargetTokens, ThroughputLogger
 from keras_transformer.training.training_backup import TrainingBackup
 from keras_transformer.training.transformer_schedule import TransformerSchedule
 
@@ -23,6 +24,8 @@ __all__ = [
     "MaskedTokenAccuracy",
     "Perplexity",
     "RotatingCheckpoints",
+    "TargetTokens",
+    "ThroughputLogger",
     "TrainingBackup",
     "TransformerSchedule",
     "compile_transformer",

@@ -7,6 +7,7 @@ from keras_transformer.training.label_smoothed_cross_entropy import (
 )
 from keras_transformer.training.masked_token_accuracy import MaskedTokenAccuracy
 from keras_transformer.training.perplexity import Perplexity
+from keras_transformer.training.throughput import TargetTokens
 from keras_transformer.training.transformer_schedule import TransformerSchedule
 
 
@@ -23,31 +24,32 @@ def compile_transformer(
 ):
     """`model.compile` with the training recipe of §5.3 and §5.4.
 
-    Adam with beta_1 = 0.9, beta_2 = 0.98, epsilon = 1e-9 and the warmup /
-    inverse-square-root `TransformerSchedule`; label-smoothed cross-entropy over
-    real target tokens; masked token accuracy and perplexity as metrics. Call it
-    inside the distribution strategy's scope, like building the model.
+        Adam with beta_1 = 0.9, beta_2 = 0.98, epsilon = 1e-9 and the warmup /
+        inverse-square-root `TransformerSchedule`; label-smoothed cross-entropy over
+        real target tokens; masked token accuracy, perplexity and the count of real
+    target tokens (for `ThroughputLogger`'s tokens/s) as metrics. Call it
+        inside the distribution strategy's scope, like building the model.
 
-    Gradient accumulation (Keras' `gradient_accumulation_steps`) applies one
-    update every n batches, reaching the paper's ~25,000-token effective batch
-    (§5.1) on fewer devices; the schedule then counts updates, as the paper's
-    step numbers do. Mixed precision comes from the model's dtype policy;
-    with `mixed_float16` Keras wraps the optimiser in a `LossScaleOptimizer`.
+        Gradient accumulation (Keras' `gradient_accumulation_steps`) applies one
+        update every n batches, reaching the paper's ~25,000-token effective batch
+        (§5.1) on fewer devices; the schedule then counts updates, as the paper's
+        step numbers do. Mixed precision comes from the model's dtype policy;
+        with `mixed_float16` Keras wraps the optimiser in a `LossScaleOptimizer`.
 
-    Args:
-        model: a `Transformer` (its `hidden_dim` is d_model for the schedule).
-        label_smoothing: float. eps_ls. Defaults to `0.1`.
-        warmup_steps: int. Defaults to `4000`.
-        learning_rate_scale: float. Multiplies the schedule. Defaults to `1.0`.
-        gradient_accumulation_steps: int or `None`. Batches per update.
-        jit_compile: bool or `"auto"`. XLA compilation of the train step.
-        pad_id: int. Defaults to `0`.
-        steps_per_execution: int. Batches per compiled call. Defaults to `1`.
-        optimizer: optional optimizer replacing the paper's Adam (for tests and
-            experiments); the other arguments keep their meaning.
+        Args:
+            model: a `Transformer` (its `hidden_dim` is d_model for the schedule).
+            label_smoothing: float. eps_ls. Defaults to `0.1`.
+            warmup_steps: int. Defaults to `4000`.
+            learning_rate_scale: float. Multiplies the schedule. Defaults to `1.0`.
+            gradient_accumulation_steps: int or `None`. Batches per update.
+            jit_compile: bool or `"auto"`. XLA compilation of the train step.
+            pad_id: int. Defaults to `0`.
+            steps_per_execution: int. Batches per compiled call. Defaults to `1`.
+            optimizer: optional optimizer replacing the paper's Adam (for tests and
+                experiments); the other arguments keep their meaning.
 
-    Returns:
-        The compiled model.
+        Returns:
+            The compiled model.
     """
     if optimizer is None:
         schedule = TransformerSchedule(
@@ -63,7 +65,11 @@ def compile_transformer(
     model.compile(
         optimizer=optimizer,
         loss=LabelSmoothedCrossEntropy(label_smoothing=label_smoothing, pad_id=pad_id),
-        metrics=[MaskedTokenAccuracy(pad_id=pad_id), Perplexity(pad_id=pad_id)],
+        metrics=[
+            MaskedTokenAccuracy(pad_id=pad_id),
+            Perplexity(pad_id=pad_id),
+            TargetTokens(pad_id=pad_id),
+        ],
         jit_compile=jit_compile,
         steps_per_execution=steps_per_execution,
     )

@@ -33,7 +33,7 @@ def make_strategy(name="default", devices=None, tpu=None):
     if name == "mirrored":
         return tf.distribute.MirroredStrategy(devices=devices)
     if name == "multi_worker":
-        return tf.distribute.MultiWorkerMirroredStrategy()
+        return _multi_worker_strategy_class()()
     if name == "tpu":
         resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu=tpu or "")
         tf.config.experimental_connect_to_cluster(resolver)
@@ -42,3 +42,36 @@ def make_strategy(name="default", devices=None, tpu=None):
     raise ValueError(
         f"Unknown strategy. Expected one of {STRATEGIES}. Received: name={name!r}"
     )
+
+
+def _multi_worker_strategy_class():
+    """`MultiWorkerMirroredStrategy` whose `reduce` takes what Keras gives it.
+
+    Keras 3's TensorFlow trainer calls `strategy.reduce` in two ways that
+    `MultiWorkerMirroredStrategy` rejects, so `model.fit` fails under it
+    (keras-team/keras issues #20585 and #20329, open as of Keras 3.15):
+    on the nested first input batch (it takes a single value only), and with
+    `axis=0` on scalar metric results (there is no axis 0; with one device per
+    worker they are not even `PerReplica` values). This subclass reduces leaf
+    by leaf, reduces scalars across replicas only, and passes through values
+    that are not distributed, which is what the callers mean.
+    """
+    import tensorflow as tf
+
+    class NestedReduceMultiWorkerMirroredStrategy(
+        tf.distribute.MultiWorkerMirroredStrategy
+    ):
+        def reduce(self, reduce_op, value, axis):
+            parent = super()
+
+            def reduce_leaf(leaf):
+                if not isinstance(leaf, tf.distribute.DistributedValues):
+                    # A metric result Keras passes as a plain tensor: metric
+                    # variables are already aggregated over all replicas.
+                    return leaf
+                rank = self.experimental_local_results(leaf)[0].shape.rank
+                return parent.reduce(reduce_op, leaf, None if rank == 0 else axis)
+
+            return tf.nest.map_structure(reduce_leaf, value)
+
+    return NestedReduceMultiWorkerMirroredStrategy

@@ -6,6 +6,7 @@ import os
 import keras
 
 from keras_transformer.training.rotating_checkpoints import RotatingCheckpoints
+from keras_transformer.training.throughput import ThroughputLogger
 from keras_transformer.training.training_backup import TrainingBackup
 
 
@@ -36,7 +37,8 @@ def fit_resumable(
     `deterministic=False`); skipping costs input-pipeline time, not training.
 
     Rotating checkpoints for averaging (§6.1) go to `output_dir/checkpoints/`
-    (see `RotatingCheckpoints`); TensorBoard logs to `output_dir/logs/`; training
+    (see `RotatingCheckpoints`); TensorBoard logs (loss, accuracy, perplexity,
+    learning rate, target tokens/s) to `output_dir/logs/`; training
     stops with a message on a NaN loss, keeping the last finite backup and
     checkpoint.
 
@@ -88,6 +90,7 @@ def fit_resumable(
             keras.callbacks.TerminateOnNaN(),
             backup,
             checkpoints,
+            ThroughputLogger(),
             keras.callbacks.TensorBoard(os.path.join(output_dir, "logs")),
             *(callbacks or []),
         ],

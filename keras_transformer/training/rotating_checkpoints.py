@@ -12,6 +12,7 @@ from keras_transformer.training.atomic_files import (
     atomic_save_weights,
     atomic_write_json,
 )
+from keras_transformer.training.step_counter import optimizer_step
 
 CHECKPOINT_PATTERN = re.compile(r"ckpt-(\d+)\.weights\.h5")
 
@@ -58,11 +59,11 @@ class RotatingCheckpoints(keras.callbacks.Callback):
         self._last_time = None
 
     def on_train_begin(self, logs=None):
-        self._last_step = int(self.model.optimizer.iterations)
+        self._last_step = optimizer_step(self.model)
         self._last_time = time.monotonic()
 
     def on_epoch_end(self, epoch, logs=None):
-        step = int(self.model.optimizer.iterations)
+        step = optimizer_step(self.model)
         due_by_steps = (
             self.every_steps is not None and step - self._last_step >= self.every_steps
         )

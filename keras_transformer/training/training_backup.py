@@ -12,6 +12,7 @@ from keras_transformer.training.atomic_files import (
     atomic_write_json,
     read_json,
 )
+from keras_transformer.training.step_counter import optimizer_step
 
 SEED_STATE_SUFFIX = "seed_generator_state"
 
@@ -87,7 +88,7 @@ class TrainingBackup(keras.callbacks.Callback):
         }
         np.savez(f"{seeds_path}.partial.npz", **seeds)
         os.replace(f"{seeds_path}.partial.npz", seeds_path)
-        step = int(self.model.optimizer.iterations)
+        step = optimizer_step(self.model)
         atomic_write_json({"epoch": epoch + 1, "step": step}, self.state_path)
         for old in glob.glob(os.path.join(self.backup_dir, "backup-*")):
             if old not in (weights_path, seeds_path):

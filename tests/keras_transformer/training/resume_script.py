@@ -20,6 +20,7 @@ import keras  # noqa: E402
 
 from keras_transformer import TransformerConfig, build_transformer  # noqa: E402
 from keras_transformer.training import compile_transformer, fit_resumable  # noqa: E402
+from keras_transformer.training.step_counter import optimizer_step  # noqa: E402
 
 output_dir, result_path = sys.argv[1], sys.argv[2]
 slow = "--slow" in sys.argv
@@ -68,4 +69,4 @@ fit_resumable(
     verbose=0,
 )
 np.savez(result_path, *[np.array(w) for w in model.weights])
-print("step", int(model.optimizer.iterations))
+print("step", optimizer_step(model))

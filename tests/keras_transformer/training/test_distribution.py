@@ -1,10 +1,12 @@
 import json
 import os
 import pathlib
+import socket
 import subprocess
 import sys
 
 import keras
+import numpy as np
 import pytest
 
 from keras_transformer.training import STRATEGIES, make_strategy
@@ -46,3 +48,60 @@ def test_strategies_by_name():
     assert set(STRATEGIES) == {"default", "mirrored", "multi_worker", "tpu"}
     with pytest.raises(ValueError, match="name='horovod'"):
         make_strategy("horovod")
+
+
+def _free_ports(count):
+    sockets = [socket.socket() for _ in range(count)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def test_two_workers_on_localhost_end_with_identical_weights(tmp_path):
+    """MultiWorkerMirroredStrategy: 2 processes, TF_CONFIG, free local ports."""
+    workers = [f"127.0.0.1:{port}" for port in _free_ports(2)]
+    script = pathlib.Path(__file__).with_name("multi_worker_script.py")
+    processes = []
+    for index in range(2):
+        tf_config = {
+            "cluster": {"worker": workers},
+            "task": {"type": "worker", "index": index},
+        }
+        processes.append(
+            subprocess.Popen(
+                [sys.executable, str(script), str(tmp_path / f"worker{index}.npz")],
+                env={
+                    **os.environ,
+                    "KERAS_BACKEND": "tensorflow",
+                    "TF_CONFIG": json.dumps(tf_config),
+                },
+                cwd=pathlib.Path(__file__).resolve().parents[3],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
+    try:
+        outputs = [p.communicate(timeout=300) for p in processes]
+    finally:
+        for process in processes:
+            process.kill()
+    for process, (stdout, stderr) in zip(processes, outputs, strict=True):
+        assert process.returncode == 0, stderr[-3000:]
+        assert "steps 4" in stdout
+    results = []
+    for index in range(2):
+        with np.load(tmp_path / f"worker{index}.npz") as data:
+            arrays = [data[f"arr_{i}"] for i in range(len(data.files))]
+        results.append(arrays)
+    half = len(results[0]) // 2
+    for a, b in zip(results[0][half:], results[1][half:], strict=True):
+        np.testing.assert_array_equal(a, b)
+    changed = max(
+        float(np.abs(i - f).max())
+        for i, f in zip(results[0][:half], results[0][half:], strict=True)
+    )
+    assert changed > 1e-3
