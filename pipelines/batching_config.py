@@ -21,14 +21,16 @@ class BatchingConfig:
     # Longest source (with eos) or target (with bos or eos) kept, in tokens;
     # longer pairs are filtered and counted. tensor2tensor's default.
     max_length: int = 256
-    # Length of the first bucket; geometric growth from there.
+    # Length of the first bucket; geometric growth from there. Source and target
+    # are bucketed separately on these lengths (a batch per bucket pair).
     min_bucket_length: int = 8
     # Ratio of consecutive bucket lengths (tensor2tensor's 1.1).
     bucket_scale: float = 1.1
     # Batch sizes are multiples of this (tf.distribute replicas in sync).
     num_replicas: int = 1
-    # Pad to the bucket length and drop partial batches: a fixed, finite set
-    # of shapes for XLA and TPUs. Default: pad to the longest in the batch.
+    # Pad each side to its bucket length and drop partial batches: a fixed,
+    # finite set of shapes for XLA and TPUs. Default: pad each side to its
+    # longest in the batch and keep partial batches.
     static_shapes: bool = False
     # Shuffle buffer, in pairs (before bucketing).
     shuffle_buffer_size: int = 100_000
@@ -70,7 +72,8 @@ class BatchingConfig:
 
     @property
     def bucket_batch_sizes(self) -> list[int]:
-        """Global batch size of each bucket."""
+        """Global batch size of each bucket length; a bucket pair (i, j) takes
+        that of bucket `max(i, j)`, its longer padded side."""
         return token_budget_batch_sizes(
             self.bucket_lengths, self.tokens_per_batch, self.num_replicas
         )

@@ -3,12 +3,14 @@
 Bucket lengths grow geometrically, as in tensor2tensor: start at
 `min_length`, multiply by `scale` (at least +1 each step), end at `max_length`.
 With the defaults (8, x1.1, 256) that is 8, 9, ..., 20, 22, 24, 26, 28, 30, 33,
-36, ..., 236, 256: 42 buckets. A pair whose longer side (with bos/eos) has n
-tokens goes to the first bucket of length >= n.
+36, ..., 236, 256: 42 buckets. Each side of a pair is bucketed on its own: a
+side (with bos/eos) of n tokens goes to the first bucket of length >= n, and
+the pair to the bucket pair (source bucket, target bucket).
 
 A bucket of length L gets batch size `tokens_per_batch // L`, rounded down to a
-multiple of `num_replicas`, so a batch padded to L holds at most
-`tokens_per_batch` tokens on each side.
+multiple of `num_replicas`; a bucket pair (S_b, T_b) gets that of max(S_b,
+T_b), so a batch padded to S_b and T_b holds at most `tokens_per_batch` tokens
+on each side.
 """
 
 

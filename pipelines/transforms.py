@@ -86,38 +86,76 @@ def shuffle(buffer_size: int, seed: int | None) -> Transform:
 def bucket_by_token_budget(
     bucket_lengths: list[int], batch_sizes: list[int], static_shapes: bool = False
 ) -> Transform:
-    """Groups pairs by length and batches each bucket to its token budget.
+    """Groups pairs by their two lengths and batches each group to its budget.
 
-    A pair goes to the first bucket whose length is >= max(len(source_ids),
-    len(target_in_ids)). With `static_shapes` every batch is padded to its
-    bucket's length and partial batches are dropped; otherwise batches are
-    padded to their longest sequence (per side) and the last, partial batch of
-    each bucket is kept, so an epoch yields every pair once.
+    Each side picks its own bucket: `i` is the first bucket whose length is
+    >= len(source_ids), `j` the first >= len(target_in_ids). Pairs with the
+    same bucket pair `(i, j)` are batched together, `batch_sizes[max(i, j)]`
+    at a time (the longer padded side, `bucket_lengths[max(i, j)]`, sets the
+    budget). With `static_shapes` the source is padded to `bucket_lengths[i]`,
+    the target to `bucket_lengths[j]`, and partial batches are dropped;
+    otherwise each side is padded to its longest sequence in the batch and the
+    last, partial batch of each bucket pair is kept, so an epoch yields every
+    pair once.
 
     Args:
         bucket_lengths: list of int. Increasing; the last is the filter's
             `max_length` (longer pairs must be filtered out before).
-        batch_sizes: list of int. Batch size of each bucket.
+        batch_sizes: list of int. Batch size of each bucket length, as from
+            `token_budget_batch_sizes`.
         static_shapes: bool. Defaults to `False`.
     """
-
-    def length(source_ids, target_in_ids, target_out_ids):
-        return tf.maximum(tf.shape(source_ids)[0], tf.shape(target_in_ids)[0])
-
-    def apply(dataset):
-        return dataset.bucket_by_sequence_length(
-            element_length_func=length,
-            # tf.data buckets are [b_{i-1}, b_i) and static padding goes to
-            # b_i - 1: boundaries one above our inclusive lengths.
-            bucket_boundaries=[n + 1 for n in bucket_lengths],
-            # The bucket past the last boundary stays empty after filtering.
-            bucket_batch_sizes=list(batch_sizes) + [batch_sizes[-1]],
-            padding_values=(tf.constant(PAD_ID, tf.int32),) * 3,
-            pad_to_bucket_boundary=static_shapes,
-            drop_remainder=static_shapes,
+    if len(batch_sizes) != len(bucket_lengths):
+        raise ValueError(
+            "batch_sizes must have one entry per bucket length. Received: "
+            f"len(batch_sizes)={len(batch_sizes)}, "
+            f"len(bucket_lengths)={len(bucket_lengths)}"
         )
+    num_buckets = len(bucket_lengths)
+    lengths = tf.constant(bucket_lengths, tf.int32)  # [N]
+    padded_lengths = tf.constant(bucket_lengths, tf.int64)  # [N]
+    # Batch size of bucket pair (i, j) at key i * N + j.
+    buckets = range(num_buckets)
+    pair_batch_sizes = tf.constant(
+        [batch_sizes[max(i, j)] for i in buckets for j in buckets], tf.int64
+    )  # [N*N]
 
-    return apply
+    def bucket_index(ids):
+        # First bucket length >= len(ids); N if longer than the last bucket.
+        index = tf.searchsorted(lengths, tf.shape(ids)[:1], side="left")[0]
+        check = tf.debugging.assert_less(
+            index,
+            num_buckets,
+            message="a sequence is longer than the last bucket length; "
+            "apply filter_by_length(bucket_lengths[-1]) before bucketing",
+        )
+        with tf.control_dependencies([check]):
+            return tf.identity(index)
+
+    def key(source_ids, target_in_ids, target_out_ids):
+        i, j = bucket_index(source_ids), bucket_index(target_in_ids)
+        return tf.cast(i * num_buckets + j, tf.int64)
+
+    def window_size(key):
+        return tf.gather(pair_batch_sizes, key)
+
+    def batch(key, window):
+        if static_shapes:
+            source_length = tf.gather(padded_lengths, key // num_buckets)
+            target_length = tf.gather(padded_lengths, key % num_buckets)
+            shapes = ([source_length], [target_length], [target_length])
+        else:
+            shapes = ([None], [None], [None])
+        return window.padded_batch(
+            window_size(key),
+            padded_shapes=shapes,
+            padding_values=(tf.constant(PAD_ID, tf.int32),) * 3,
+            drop_remainder=static_shapes,
+        )  # [B, S], [B, T], [B, T]
+
+    return lambda dataset: dataset.group_by_window(
+        key, batch, window_size_func=window_size
+    )
 
 
 def to_model_inputs(element_format: str = "dict") -> Transform:

@@ -29,36 +29,42 @@ def _bucket_of(length, config):
     return next(b for b in config.bucket_lengths if b >= length)
 
 
+def _batch_size_of(source_bucket, target_bucket, config):
+    """Batch size of a bucket pair: that of its longer bucket length."""
+    sizes = dict(zip(config.bucket_lengths, config.bucket_batch_sizes, strict=True))
+    return sizes[max(source_bucket, target_bucket)]
+
+
 def _check_dynamic_epoch(dataset, expected, config):
-    """Every kept pair exactly once; exact shapes; budget; one bucket per batch."""
+    """Every kept pair exactly once; budget; at most one partial batch per
+    bucket pair (a batch padded to its longest source and target lies in the
+    bucket pair of those two lengths)."""
     pairs, shapes = epoch_pairs_and_shapes(dataset)
     assert pairs == expected  # multiset equality (both sorted)
-    sizes = dict(zip(config.bucket_lengths, config.bucket_batch_sizes, strict=True))
     partial = collections.Counter()
-    index = 0
     for batch, source_length, target_length in shapes:
-        bucket = _bucket_of(max(source_length, target_length), config)
-        assert batch <= sizes[bucket]
+        buckets = (_bucket_of(source_length, config), _bucket_of(target_length, config))
+        size = _batch_size_of(*buckets, config)
+        assert batch <= size and size % config.num_replicas == 0
         assert batch * source_length <= config.tokens_per_batch
         assert batch * target_length <= config.tokens_per_batch
-        partial[bucket] += batch < sizes[bucket]
-        index += batch
-    assert max(partial.values(), default=0) <= 1  # one partial batch per bucket
+        partial[buckets] += batch < size
+    assert max(partial.values(), default=0) <= 1
     return shapes
 
 
 def _rows_match_bucket(dataset, config):
-    """Each row's length falls in the batch's bucket; shapes are the batch max."""
-    lengths = [0] + config.bucket_lengths
+    """Each row's source and target lengths fall in the batch's bucket pair;
+    each side is padded to its longest row in the batch."""
+    lengths = config.bucket_lengths
+    previous = dict(zip(lengths, [0] + lengths[:-1], strict=True))
     for inputs, target_out in dataset.as_numpy_iterator():
-        source = inputs["source_ids"] != 0
-        target = target_out != 0
-        row_lengths = np.maximum(source.sum(1), target.sum(1))
-        bucket = _bucket_of(int(row_lengths.max()), config)
-        previous = lengths[lengths.index(bucket) - 1]
-        assert np.all(row_lengths > previous) and np.all(row_lengths <= bucket)
-        assert source.shape[1] == source.sum(1).max()  # padded to the batch max
-        assert target.shape[1] == target.sum(1).max()
+        for ids in (inputs["source_ids"], target_out):
+            row_lengths = (ids != 0).sum(1)
+            assert ids.shape[1] == row_lengths.max()  # padded to the batch max
+            bucket = _bucket_of(ids.shape[1], config)
+            assert np.all(row_lengths > previous[bucket])
+            assert np.all(row_lengths <= bucket)
 
 
 def test_bundled_fixture_epoch(fixture_pairs, sp_tokenizer):
@@ -79,18 +85,20 @@ def test_bundled_corpus_epoch_and_static_shapes(sp_tokenizer):
     expected = expected_kept(pairs, sp_tokenizer, config.max_length)
     _check_dynamic_epoch(make_dataset(pairs, sp_tokenizer, config), expected, config)
 
-    static = dataclasses.replace(config, static_shapes=True)
-    sizes = dict(zip(static.bucket_lengths, static.bucket_batch_sizes, strict=True))
-    per_bucket = collections.Counter(
-        _bucket_of(max(len(s), len(t)), static) for s, t in expected
+    # A smaller budget, so that many bucket pairs fill whole batches.
+    static = dataclasses.replace(config, static_shapes=True, tokens_per_batch=640)
+    per_pair = collections.Counter(
+        (_bucket_of(len(s), static), _bucket_of(len(t), static)) for s, t in expected
     )
     want = collections.Counter()
-    for bucket, count in per_bucket.items():
-        want[(sizes[bucket], bucket, bucket)] = count // sizes[bucket]
+    for (source_bucket, target_bucket), count in per_pair.items():
+        size = _batch_size_of(source_bucket, target_bucket, static)
+        want[(size, source_bucket, target_bucket)] = count // size
     got_pairs, shapes = epoch_pairs_and_shapes(
         make_dataset(pairs, sp_tokenizer, static)
     )
-    assert shapes and collections.Counter(shapes) == +want  # exact shapes, counts
+    assert len(shapes) > 10 and collections.Counter(shapes) == +want  # exact
+    assert any(s != t for _, s, t in shapes)  # each side padded to its own bucket
     assert not collections.Counter(got_pairs) - collections.Counter(expected)
 
 
@@ -103,15 +111,18 @@ def test_mock_tfds_epoch():
         report = count_filtered(pairs, tokenizer, config)
         dataset = make_dataset(pairs, tokenizer, config)
         _check_dynamic_epoch(dataset, expected, config)
-        static = dataclasses.replace(config, static_shapes=True, num_replicas=2)
+        static = dataclasses.replace(
+            config, static_shapes=True, num_replicas=2, tokens_per_batch=64
+        )
         batches = list(make_dataset(pairs, tokenizer, static))
         assert batches
         for inputs, target_out in batches:
-            batch, length = target_out.shape
-            sizes = zip(static.bucket_lengths, static.bucket_batch_sizes, strict=True)
-            size = dict(sizes)[length]
-            assert batch == size and batch % 2 == 0
-            assert inputs["source_ids"].shape == inputs["target_ids"].shape
+            batch, source_length = inputs["source_ids"].shape
+            target_length = target_out.shape[1]
+            assert {source_length, target_length} <= set(static.bucket_lengths)
+            assert batch == _batch_size_of(source_length, target_length, static)
+            assert batch % 2 == 0
+            assert inputs["target_ids"].shape == target_out.shape
     assert report.total == 120 and report.kept == len(expected)
     assert report.filtered == 120 - len(expected)
 
@@ -159,10 +170,9 @@ def test_feeds_a_keras_model(fixture_pairs, sp_tokenizer):
 @pytest.mark.parametrize("budget", [1200, 5000])
 def test_no_batch_exceeds_budget_with_replicas(fixture_pairs, sp_tokenizer, budget):
     config = dataclasses.replace(SMALL, tokens_per_batch=budget, num_replicas=4)
-    for inputs, target_out in make_dataset(fixture_pairs, sp_tokenizer, config):
-        batch = target_out.shape[0]
-        assert batch * inputs["source_ids"].shape[1] <= budget
-        assert batch * target_out.shape[1] <= budget
+    expected = expected_kept(fixture_pairs, sp_tokenizer, config.max_length)
+    dataset = make_dataset(fixture_pairs, sp_tokenizer, config)
+    _check_dynamic_epoch(dataset, expected, config)  # sizes multiples of 4
 
 
 def test_keeps_dtype(fixture_pairs, sp_tokenizer):

@@ -1,3 +1,4 @@
+import pytest
 import tensorflow as tf
 
 from pipelines import transforms
@@ -27,3 +28,29 @@ def test_bucket_static_and_tuple_format():
     # Lengths with eos/bos: 2, 3, 3, 4 -> bucket 4 (two full batches of 2);
     # 7, 8 -> bucket 8, batch 1.
     assert shapes == [([2, 4], [2, 4])] * 2 + [([1, 8], [1, 8])] * 2
+
+
+def _bucketed_shapes(pairs, static_shapes):
+    dataset = _ragged_pairs(pairs).apply(transforms.add_special_ids())
+    dataset = dataset.apply(
+        transforms.bucket_by_token_budget([4, 8], [4, 2], static_shapes)
+    )
+    return sorted((s.shape[0], s.shape[1], t.shape[1]) for s, t, _ in dataset)
+
+
+def test_bucket_pairs_by_each_side():
+    # Lengths with eos/bos (source, target): (2, 7), (3, 8) -> buckets (4, 8);
+    # (7, 2), (8, 3) -> (8, 4); (2, 2), (3, 3) -> (4, 4). Batch size of a
+    # bucket pair is that of its longer bucket: 2 for (4, 8) and (8, 4).
+    pairs = [([5] * 1, [6] * 6), ([5] * 6, [6] * 1), ([5] * 2, [6] * 7)]
+    pairs += [([5] * 7, [6] * 2), ([5] * 1, [6] * 1), ([5] * 2, [6] * 2)]
+    assert _bucketed_shapes(pairs, False) == [(2, 3, 3), (2, 3, 8), (2, 8, 3)]
+    # Static: each side padded to its own bucket; the partial (4, 4) dropped.
+    assert _bucketed_shapes(pairs, True) == [(2, 4, 8), (2, 8, 4)]
+
+
+def test_bucket_errors():
+    with pytest.raises(ValueError, match=r"len\(batch_sizes\)=1"):
+        transforms.bucket_by_token_budget([4, 8], [2])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="longer than the last"):
+        _bucketed_shapes([([5] * 8, [6])], False)
