@@ -1,0 +1,143 @@
+"""Training throughput (target tokens/s), model FLOP/s and MFU on this machine.
+
+Prints one JSON line per setting. Each line has the setting, the measured
+training throughput in real target tokens per second, the model FLOPs per
+target token, the achieved model FLOP/s, the same process's measured fp32
+matmul peak and their ratio (MFU), and peak resident memory.
+
+FLOPs per target token (forward + backward = 3 x forward, multiply-add = 2):
+    forward matmul FLOPs per token pair ~ 2 * (non-embedding parameters, each
+    used once by the source token and once by the target token, split by
+    stack) + 2 * d_model * V (output projection) + attention scores and
+    weighted sums (4 * S * d_model per layer and attention, S the length
+    attended over). See `model_flops_per_target_token`.
+
+    python benchmarks/training_speed.py                # small and base
+    python benchmarks/training_speed.py --configs small --steps 20
+"""
+
+import argparse
+import json
+import os
+import resource
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+from keras_transformer import TransformerConfig, build_transformer  # noqa: E402
+from keras_transformer.training import compile_transformer  # noqa: E402
+
+CONFIGS = {
+    # The issue's benchmark config: vocab 8,000, d_model 256, 4 heads, d_ff
+    # 1024, 3+3 layers, batches of 64 pairs x 32 + 32 tokens.
+    "small": dict(
+        model=dict(
+            num_layers=3, d_model=256, d_ff=1024, num_heads=4, source_vocab_size=8000
+        ),
+        batch=64,
+        length=32,
+    ),
+    # base with a 32k vocabulary, 128 pairs x 32 tokens (~4k tokens a side).
+    "base": dict(
+        model=dict(source_vocab_size=32000),
+        batch=128,
+        length=32,
+    ),
+}
+
+
+def matmul_peak_gflops(size=2048, repeats=10):
+    """fp32 GFLOP/s of a square matmul in this process (best of `repeats`)."""
+    a = tf.random.normal((size, size))
+    b = tf.random.normal((size, size))
+    matmul = tf.function(lambda x, y: tf.matmul(x, y))
+    matmul(a, b).numpy()
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        matmul(a, b).numpy()
+        best = min(best, time.perf_counter() - start)
+    return 2 * size**3 / best / 1e9
+
+
+def model_flops_per_target_token(config, source_length, target_length):
+    """Training FLOPs per target token (3 x forward), see the module docstring."""
+    d, f, n = config.d_model, config.d_ff, config.num_layers
+    h = config.num_heads
+    attention = 2 * d * h * config.key_dim + d * h * config.value_dim * 2
+    feed_forward = 2 * d * f
+    # Per token, multiply-adds of the linear maps (x2 for FLOPs).
+    encoder_per_token = 2 * (attention + feed_forward)
+    decoder_per_token = 2 * (2 * attention + feed_forward)
+    # Attention scores and weighted sums: 2 * 2 * length * (d_k or d_v) * h.
+    encoder_attention = 4 * source_length * d
+    decoder_attention = 4 * target_length * d / 2 + 4 * source_length * d
+    output = 2 * d * config.output_vocab_size
+    ratio = source_length / target_length  # source tokens per target token
+    forward = (
+        n
+        * (
+            ratio * (encoder_per_token + encoder_attention)
+            + decoder_per_token
+            + decoder_attention
+        )
+        + output
+    )
+    return 3 * forward
+
+
+def run(name, steps, jit_compile):
+    setting = CONFIGS[name]
+    keras.utils.set_random_seed(0)
+    config = TransformerConfig(**setting["model"])
+    model = build_transformer(config)
+    compile_transformer(model, jit_compile=jit_compile)
+    batch, length = setting["batch"], setting["length"]
+    rng = np.random.default_rng(0)
+    source = rng.integers(4, config.source_vocab_size, (batch, length)).astype("int32")
+    target = rng.integers(4, config.source_vocab_size, (batch, length)).astype("int32")
+    inputs = {"source_ids": source, "target_ids": target}
+    dataset = tf.data.Dataset.from_tensors((inputs, target)).repeat()
+    model.fit(dataset, steps_per_epoch=3, epochs=1, verbose=0)  # compile, warm up
+    start = time.perf_counter()
+    model.fit(dataset, steps_per_epoch=steps, epochs=1, verbose=0)
+    seconds = time.perf_counter() - start
+    tokens_per_second = steps * batch * length / seconds
+    flops_per_token = model_flops_per_target_token(config, length, length)
+    achieved = tokens_per_second * flops_per_token / 1e9
+    return {
+        "config": name,
+        "jit_compile": jit_compile,
+        "batch": f"{batch} x {length}+{length}",
+        "steps": steps,
+        "seconds_per_step": round(seconds / steps, 4),
+        "target_tokens_per_second": round(tokens_per_second, 1),
+        "mflop_per_target_token": round(flops_per_token / 1e6, 1),
+        "model_gflops": round(achieved, 1),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--configs", nargs="+", default=["small", "base"])
+    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--jit", nargs="+", default=["false", "true"])
+    args = parser.parse_args()
+    peak = matmul_peak_gflops()
+    for name in args.configs:
+        for jit in args.jit:
+            result = run(name, args.steps, jit == "true")
+            result["matmul_peak_gflops"] = round(peak, 1)
+            result["mfu"] = round(result["model_gflops"] / peak, 3)
+            result["peak_rss_gb"] = round(
+                resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 2
+            )
+            print(json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main()
