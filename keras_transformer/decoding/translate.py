@@ -1,9 +1,190 @@
 """Glue between a `Transformer` and the search functions: encode once, then one
-cached decoder step per token."""
+cached decoder step per token; beams share the encoder output, tiled once."""
 
 from keras import ops
 
+from keras_transformer.decoding.beam_search import NEG_INF, beam_search
+from keras_transformer.decoding.beam_utils import tile_beams
 from keras_transformer.decoding.greedy_search import greedy_search
+from keras_transformer.decoding.length_penalty import length_penalty
+from keras_transformer.decoding.sampling_search import sampling_search
+
+METHODS = ("beam", "greedy", "sample")
+PAD_ID = 0
+
+
+def output_lengths(source_ids, max_extra_length, max_length=None, model=None):
+    """The decoding buffer size and each sentence's output limit (paper §6.1).
+
+    "We set the maximum output length during inference to input length + 50."
+
+    Args:
+        source_ids: int tensor `[B, S]`, 0 for padding; S must be static
+            unless `max_length` is given.
+        max_extra_length: int. Tokens allowed beyond the source length.
+        max_length: optional int. The buffer size T. Defaults to
+            `S + max_extra_length`.
+        model: optional `Transformer`. With learned positions, T is capped at
+            its `max_sequence_length` (there are no embeddings beyond it).
+
+    Returns:
+        A tuple `(T, max_lengths)`: the static buffer size and an int32 `[B]`
+        tensor, source length + `max_extra_length` clipped to `[1, T]`.
+    """
+    if max_length is None:
+        width = source_ids.shape[1]
+        if width is None:
+            raise ValueError(
+                "The source width must be static to derive `max_length`; pass "
+                f"`max_length`. Received: source_ids.shape={source_ids.shape}"
+            )
+        max_length = int(width) + max_extra_length
+    if getattr(model, "position_encoding", None) == "learned":
+        max_length = min(max_length, model.max_sequence_length)
+    # [B, S] -> [B], the number of real source tokens
+    source_lengths = ops.sum(ops.cast(ops.not_equal(source_ids, 0), "int32"), axis=1)
+    max_lengths = ops.clip(source_lengths + max_extra_length, 1, max_length)
+    return max_length, max_lengths
+
+
+def _cached_step(model, static):
+    """`symbols_to_logits_fn` over the model's decoder; only self-attention
+    keys and values are loop state, the encoder side stays in `static`."""
+
+    def symbols_to_logits_fn(ids, index, self_caches):
+        cache = {
+            "source_padding_mask": static["source_padding_mask"],
+            "layers": [
+                {"self_attention": s, "cross_attention": c}
+                for s, c in zip(self_caches, static["cross_attention"], strict=True)
+            ],
+        }
+        logits, cache = model.decode_step(ids, cache, index)
+        # Padding is never generated: it only ever follows eos, so outputs
+        # stay unambiguous (and the model, trained to ignore it, has no
+        # meaningful probability for it). [V] -> broadcast over [B, 1, V]
+        is_pad = ops.equal(ops.arange(ops.shape(logits)[-1]), PAD_ID)
+        logits = ops.where(is_pad, NEG_INF, logits)
+        return logits, [layer["self_attention"] for layer in cache["layers"]]
+
+    return symbols_to_logits_fn
+
+
+def translate(
+    model,
+    source_ids,
+    bos_id=2,
+    eos_id=3,
+    method="beam",
+    beam_size=4,
+    alpha=0.6,
+    max_extra_length=50,
+    max_length=None,
+    temperature=1.0,
+    top_k=0,
+    seed=None,
+):
+    """Translates a batch of token ids with the model's cached decoder.
+
+    The encoder runs once. For beam search its output (the projected
+    cross-attention keys and values and the source mask) is tiled once to
+    `[B*K, ...]` and kept out of the search state, so beams are reordered by
+    moving only the decoder self-attention cache.
+
+    Args:
+        model: a `Transformer` (anything with `encode`, `init_cache` and
+            `decode_step`).
+        source_ids: int tensor `[B, S]`, 0 for padding.
+        bos_id: int. The first decoder input. Defaults to `2`.
+        eos_id: int. End of sentence. Defaults to `3`.
+        method: `"beam"`, `"greedy"` or `"sample"`. Defaults to `"beam"`.
+        beam_size: int. K for beam search (paper: 4). Defaults to `4`.
+        alpha: float. Length penalty exponent (paper: 0.6), used by beam
+            search and for the returned scores of every method. Defaults to
+            `0.6`.
+        max_extra_length: int. Each sentence generates at most its source
+            length + this many tokens (paper: 50). Defaults to `50`.
+        max_length: optional int. Buffer size T. Defaults to
+            `S + max_extra_length`.
+        temperature: float. For `"sample"`. Defaults to `1.0`.
+        top_k: int. For `"sample"`; 0 means the whole vocabulary. Defaults to
+            `0`.
+        seed: int or `keras.random.SeedGenerator`. For `"sample"`.
+
+    Returns:
+        A tuple `(ids, scores)`: int32 `[B, N, T]` hypotheses, best first
+        (tokens, eos, then padding), and float32 `[B, N]` scores
+        `log P(y | x) / ((5 + |y|) / 6) ** alpha`, `|y|` counting eos. N is
+        `beam_size` for beam search and 1 otherwise.
+
+    Example:
+
+    >>> ids, scores = translate(model, source_ids, method="beam", beam_size=4)
+    >>> best = ids[:, 0]  # [B, T]
+    """
+    if method not in METHODS:
+        raise ValueError(
+            f"`method` must be one of {METHODS}. Received: method={method}"
+        )
+    source_ids = ops.convert_to_tensor(source_ids, "int32")
+    max_length, max_lengths = output_lengths(
+        source_ids, max_extra_length, max_length, model
+    )
+    encoder_output, source_mask = model.encode(source_ids)
+    cache = model.init_cache(encoder_output, source_mask, max_length)
+    static = {
+        "source_padding_mask": cache["source_padding_mask"],
+        "cross_attention": [layer["cross_attention"] for layer in cache["layers"]],
+    }
+    self_caches = [layer["self_attention"] for layer in cache["layers"]]
+    batch_size = ops.shape(source_ids)[0]
+    initial_ids = ops.full((batch_size,), bos_id, dtype="int32")
+
+    if method == "beam":
+        # [B, S, ...] -> [B*K, S, ...], once for the whole search
+        static = tile_beams(static, beam_size)
+        return beam_search(
+            _cached_step(model, static),
+            initial_ids,
+            self_caches,
+            beam_size=beam_size,
+            alpha=alpha,
+            eos_id=eos_id,
+            max_length=max_length,
+            max_lengths=max_lengths,
+        )
+    if method == "greedy":
+        ids, log_probs = greedy_search(
+            _cached_step(model, static),
+            initial_ids,
+            self_caches,
+            eos_id=eos_id,
+            max_length=max_length,
+            max_lengths=max_lengths,
+            return_scores=True,
+        )
+    else:
+        ids, log_probs = sampling_search(
+            _cached_step(model, static),
+            initial_ids,
+            self_caches,
+            eos_id=eos_id,
+            max_length=max_length,
+            temperature=temperature,
+            top_k=top_k,
+            seed=seed,
+            max_lengths=max_lengths,
+        )
+    # [B, T] -> [B]: eos position + 1, or the sentence's limit without eos
+    is_eos = ops.equal(ids, eos_id)
+    lengths = ops.where(
+        ops.any(is_eos, axis=1),
+        ops.cast(ops.argmax(ops.cast(is_eos, "int32"), axis=1), "int32") + 1,
+        max_lengths,
+    )
+    scores = log_probs / length_penalty(lengths, alpha)
+    # [B, T] -> [B, 1, T] and [B] -> [B, 1]
+    return ops.expand_dims(ids, 1), ops.expand_dims(scores, 1)
 
 
 def greedy_translate(model, source_ids, bos_id, eos_id, max_length):
@@ -14,23 +195,24 @@ def greedy_translate(model, source_ids, bos_id, eos_id, max_length):
         source_ids: int tensor `[B, S]`, 0 for padding.
         bos_id: int. The first decoder input.
         eos_id: int. End of sentence.
-        max_length: int. Tokens to decode at most (the paper uses source
-            length + 50, §6.1).
+        max_length: int. Tokens to decode at most, for every sentence (the
+            paper uses source length + 50, §6.1; see `translate`).
 
     Returns:
         int tensor `[B, max_length]`: tokens, eos, then padding.
     """
+    source_ids = ops.convert_to_tensor(source_ids, "int32")
     encoder_output, source_mask = model.encode(source_ids)
     cache = model.init_cache(encoder_output, source_mask, max_length)
-
-    def symbols_to_logits_fn(ids, index, cache):
-        return model.decode_step(ids, cache, index)
-
+    static = {
+        "source_padding_mask": cache["source_padding_mask"],
+        "cross_attention": [layer["cross_attention"] for layer in cache["layers"]],
+    }
     batch_size = ops.shape(source_ids)[0]
     return greedy_search(
-        symbols_to_logits_fn,
+        _cached_step(model, static),
         ops.full((batch_size,), bos_id, dtype="int32"),
-        cache,
+        [layer["self_attention"] for layer in cache["layers"]],
         eos_id=eos_id,
         max_length=max_length,
     )

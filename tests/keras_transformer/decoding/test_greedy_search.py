@@ -52,3 +52,26 @@ def test_stops_as_soon_as_every_sentence_has_finished():
     ids = greedy_search(fn, np.array([2, 2]), (), eos_id=EOS, max_length=10)
     assert calls == [0, 1]
     np.testing.assert_array_equal(np.array(ids)[:, :3], [[5, EOS, 0], [5, EOS, 0]])
+
+
+def test_per_sentence_maximum_lengths_and_scores():
+    # p(5) = .5, p(eos) = .3 ... at every step: never eos, so limits decide.
+    def fn(ids, index, cache):
+        probs = ops.convert_to_tensor([[0.05, 0.05, 0.05, 0.3, 0.05, 0.5]])
+        return ops.tile(ops.log(probs), (ops.shape(ids)[0], 1)), cache
+
+    ids, log_probs = greedy_search(
+        fn,
+        np.array([2, 2, 2]),
+        (),
+        eos_id=EOS,
+        max_length=4,
+        max_lengths=np.array([1, 3, 4]),
+        return_scores=True,
+    )
+    np.testing.assert_array_equal(
+        np.array(ids), [[5, 0, 0, 0], [5, 5, 5, 0], [5, 5, 5, 5]]
+    )
+    np.testing.assert_allclose(
+        np.array(log_probs), np.log(0.5) * np.array([1, 3, 4]), rtol=1e-5
+    )

@@ -1,30 +1,157 @@
-import dataclasses
-
 import numpy as np
+import pytest
+from keras import ops
 
-from keras_transformer import toy_task
-from keras_transformer.decoding import greedy_translate
+from keras_transformer.decoding import (
+    beam_search,
+    compiled_translate,
+    greedy_translate,
+    translate,
+)
+from keras_transformer.decoding.translate import output_lengths
+from tests.keras_transformer.decoding.conftest import (
+    BOS_ID,
+    EOS_ID,
+    VOCAB_SIZE,
+    make_tiny_model,
+)
 
 
-def test_cached_greedy_equals_uncached_recomputation():
-    config = dataclasses.replace(
-        toy_task.ToyTaskConfig(), train_examples=640, epochs=1, test_examples=8
-    )
-    model = toy_task.run_toy_task(config, verbose=0)["model"]
-    source, _, _ = toy_task.make_reversal_data(6, config, seed=7)
-    source[0, 4:] = 0  # a short, padded source in the batch
-    max_length = config.max_length + 1
-    cached = np.array(
-        greedy_translate(model, source, toy_task.BOS_ID, toy_task.EOS_ID, max_length)
-    )
+def _sources(batch_size=5, width=6, seed=7):
+    rng = np.random.default_rng(seed)
+    source = rng.integers(4, VOCAB_SIZE, (batch_size, width)).astype("int32")
+    source[0, 3:] = 0  # a short, padded source in the batch
+    return source
 
-    # Second path: re-run the full model on the whole prefix at every step.
-    ids = np.full((6, 1), toy_task.BOS_ID, "int32")
-    finished = np.zeros(6, bool)
-    for _ in range(max_length):
-        logits = np.array(model({"source_ids": source, "target_ids": ids}))[:, -1]
+
+def _uncached_step(model, source, beam_size, max_length):
+    """A step function that re-runs the full model on the whole prefix."""
+    # [B, S] -> [B*K, S]
+    tiled_source = ops.convert_to_tensor(np.repeat(source, beam_size, axis=0))
+
+    def fn(ids, index, cache):
+        prefix = ops.slice_update(cache, [0, index], ids)
+        logits = model({"source_ids": tiled_source, "target_ids": prefix})
+        # [B*K, T, V] -> [B*K, V], the logits at `index`; pad is never chosen
+        logits = ops.take(logits, index, axis=1)
+        return ops.where(ops.equal(ops.arange(VOCAB_SIZE), 0), -1e9, logits), prefix
+
+    batch_size = source.shape[0]
+    return fn, ops.zeros((batch_size, max_length), "int32")
+
+
+def test_cached_greedy_equals_uncached_recomputation(tiny_model):
+    source = _sources()
+    max_length = 8
+    cached = np.array(greedy_translate(tiny_model, source, BOS_ID, EOS_ID, max_length))
+
+    # Second path: re-run the full model on the whole prefix at every step
+    # (in a fixed-width buffer, zeros ahead: masked, and causally invisible).
+    ids = np.zeros((len(source), max_length + 1), "int32")
+    ids[:, 0] = BOS_ID
+    finished = np.zeros(len(source), bool)
+    for i in range(max_length):
+        inputs = {"source_ids": source, "target_ids": ids[:, :max_length]}
+        logits = np.array(tiny_model(inputs))[:, i]
+        logits[:, 0] = -np.inf  # the glue never generates padding
         next_ids = np.where(finished, 0, logits.argmax(-1)).astype("int32")
-        finished |= next_ids == toy_task.EOS_ID
-        ids = np.concatenate([ids, next_ids[:, None]], axis=1)
+        finished |= next_ids == EOS_ID
+        ids[:, i + 1] = next_ids
     np.testing.assert_array_equal(cached, ids[:, 1:])
     assert len(set(map(tuple, cached))) > 1  # not a degenerate constant output
+
+
+def test_cached_beam_search_equals_uncached_recomputation(tiny_model):
+    source = _sources()
+    beam_size, extra = 3, 4
+    ids, scores = translate(
+        tiny_model, source, BOS_ID, EOS_ID, beam_size=beam_size, max_extra_length=extra
+    )
+    max_length, max_lengths = output_lengths(source, extra)
+    fn, cache = _uncached_step(tiny_model, source, beam_size, max_length)
+    expected_ids, expected_scores = beam_search(
+        fn,
+        ops.full((len(source),), BOS_ID, "int32"),
+        cache,
+        beam_size=beam_size,
+        alpha=0.6,
+        eos_id=EOS_ID,
+        max_length=max_length,
+        max_lengths=max_lengths,
+    )
+    np.testing.assert_array_equal(np.array(ids), np.array(expected_ids))
+    np.testing.assert_allclose(
+        np.array(scores), np.array(expected_scores), rtol=1e-4, atol=1e-5
+    )
+    # Not degenerate: varied n-best lists, short and long hypotheses.
+    hypotheses = np.array(ids).reshape(-1, max_length)
+    lengths = (hypotheses != 0).sum(1)
+    assert len(set(map(tuple, hypotheses))) > beam_size
+    assert lengths.min() < lengths.max()
+
+
+def test_beam_size_1_with_alpha_0_equals_greedy(tiny_model):
+    source = _sources()
+    beam_ids, beam_scores = translate(
+        tiny_model, source, method="beam", beam_size=1, alpha=0.0, max_extra_length=5
+    )
+    greedy_ids, greedy_scores = translate(
+        tiny_model, source, method="greedy", alpha=0.0, max_extra_length=5
+    )
+    np.testing.assert_array_equal(np.array(beam_ids), np.array(greedy_ids))
+    np.testing.assert_allclose(
+        np.array(beam_scores), np.array(greedy_scores), rtol=1e-5
+    )
+
+
+def test_output_length_is_source_length_plus_extra(tiny_model):
+    source = _sources()
+    source_lengths = (source != 0).sum(1)
+    for method in ("beam", "greedy", "sample"):
+        ids, scores = translate(
+            tiny_model, source, method=method, max_extra_length=2, seed=1
+        )
+        ids = np.array(ids)
+        assert ids.shape[-1] == source.shape[1] + 2
+        for b, length in enumerate(source_lengths):
+            assert np.all(ids[b, :, length + 2 :] == 0)
+        assert np.all(np.isfinite(np.array(scores)))
+
+
+@pytest.mark.parametrize("position_encoding", ["sinusoidal", "learned"])
+def test_empty_full_and_mixed_sources_decode(position_encoding):
+    width = 8
+    # Learned positions stop at 10, below width + 50: the buffer is capped.
+    model = make_tiny_model(position_encoding=position_encoding, max_sequence_length=10)
+    empty = np.zeros((1, width), "int32")
+    empty[0, 0] = EOS_ID  # an empty sentence: only eos
+    full = np.random.default_rng(0).integers(4, VOCAB_SIZE, (1, width))
+    full = full.astype("int32")  # a source at the maximum length, no padding
+    all_padding = np.zeros((1, width), "int32")
+    expected_width = 10 if position_encoding == "learned" else width + 50
+    mixed = np.concatenate([empty, full, all_padding])
+    runs = [("beam", (empty, full, mixed)), ("greedy", (mixed,))]
+    if position_encoding == "learned":
+        runs = [("beam", (mixed,))]
+    for method, sources in runs:
+        # Compiled (tf.function without XLA, or jax.jit), once per shape.
+        fn = compiled_translate(model, jit_compile=False, method=method)
+        for source in sources:
+            ids, scores = fn(source)
+            assert np.array(ids).shape[::2] == (len(source), expected_width)
+            assert not np.any(np.isnan(np.array(scores)))
+
+
+def test_sampling_is_reproducible_with_a_seed(tiny_model):
+    source = _sources()
+    fn = compiled_translate(
+        tiny_model, jit_compile=False, method="sample", seed=3, top_k=4
+    )
+    first, _ = fn(source)
+    second, _ = fn(source)
+    np.testing.assert_array_equal(np.array(first), np.array(second))
+
+
+def test_rejects_an_unknown_method(tiny_model):
+    with pytest.raises(ValueError, match="method=nucleus"):
+        translate(tiny_model, _sources(), method="nucleus")

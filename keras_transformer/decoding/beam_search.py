@@ -1,0 +1,284 @@
+"""Beam search over a model-agnostic `symbols_to_logits_fn` (paper §6.1).
+
+"We used beam search with a beam size of 4 and length penalty alpha = 0.6 ...
+We set the maximum output length during inference to input length + 50, but
+terminate early when possible." The search keeps two sets of K hypotheses per
+sentence, as tensor2tensor, the TF Model Garden and flax do:
+
+- **alive** beams, which have not produced eos and are extended at every step,
+  ranked by log probability;
+- **finished** beams, which have produced eos (or reached their sentence's
+  maximum length), ranked by the length-penalised score
+  `log P(y | x) / ((5 + |y|) / 6) ** alpha` (GNMT, Wu et al. 2016), where `|y|`
+  counts the generated tokens, eos included.
+
+Each step scores the K * V one-token extensions of the alive beams and keeps
+the best 2K by log probability. Those among the best K that end in eos are
+merged into the finished set (as fairseq does: a plain K-beam step would have
+picked them, so K = 1 with alpha = 0 is exactly greedy search); the best K that
+do not end in eos become the new alive set. At most K of the 2K end in eos, so
+at least K remain to continue: finishing beams never starve the live ones.
+A sentence is done when the worst of its K finished scores beats the best score
+any alive beam could still reach, `alive log prob / penalty(max length)` (log
+probabilities only fall, and with alpha >= 0 the penalty only grows); the loop
+stops when every sentence is done or the buffer is full.
+
+Notation: B batch, K beams, T the buffer length `max_length`, V vocabulary.
+"""
+
+from keras import ops
+
+from keras_transformer.decoding.beam_utils import (
+    flat_beam_indices,
+    gather_beams,
+    tile_beams,
+)
+from keras_transformer.decoding.length_penalty import length_penalty
+
+# Log probability of an impossible hypothesis: finite, so that sums and
+# comparisons stay well defined (no inf - inf), and far below any real score.
+NEG_INF = -1.0e9
+
+
+def _is_valid(log_probs):
+    # A hypothesis that descends from a NEG_INF placeholder is not a real one.
+    return ops.greater(log_probs, NEG_INF / 2)
+
+
+def _take_beams(x, indices):
+    """`x[b, indices[b, k], ...]` for `x` `[B, K_in, ...]`, `indices` `[B, K]`."""
+    indices = ops.cast(indices, "int32")
+    if len(x.shape) == 3:
+        # [B, K] -> [B, K, 1] -> [B, K, T + 1]
+        indices = ops.broadcast_to(
+            ops.expand_dims(indices, -1), (*ops.shape(indices), ops.shape(x)[2])
+        )
+    return ops.take_along_axis(x, indices, axis=1)
+
+
+def beam_search(
+    symbols_to_logits_fn,
+    initial_ids,
+    initial_cache,
+    beam_size,
+    alpha,
+    eos_id,
+    max_length,
+    max_lengths=None,
+    pad_id=0,
+):
+    """Finds the K best hypotheses per sentence under the GNMT-penalised score.
+
+    Runs on fixed-size buffers updated in place inside `keras.ops.while_loop`,
+    so it traces into a `tf.function`, compiles with XLA
+    (`jit_compile=True`) and runs under `jax.jit`.
+
+    State of the loop (one tensor each, fixed shapes and dtypes):
+        index: scalar int32. The position whose token is fed next; the step
+            writes position `index + 1`, the `index + 1`-th generated token.
+        alive_seq: `[B, K, T + 1]` int32. `initial_ids`, then the tokens of the
+            alive beams, then `pad_id`.
+        alive_log_probs: `[B, K]` float32. Log probability of each alive beam,
+            sorted best first; `NEG_INF` (about -1e9) for placeholders.
+        finished_seq: `[B, K, T + 1]` int32. The finished hypotheses, eos
+            included, then `pad_id`.
+        finished_scores: `[B, K]` float32. Their length-penalised scores,
+            sorted best first; `NEG_INF` for empty slots.
+        finished_flags: `[B, K]` bool. Whether a finished slot is filled.
+        cache: the cache of `symbols_to_logits_fn` with leaves `[B*K, ...]`,
+            row `b*K + k` belonging to alive beam k of sentence b.
+
+    Args:
+        symbols_to_logits_fn: `fn(ids [B*K, 1], index, cache) -> (logits
+            [B*K, 1, V] or [B*K, V], cache)`, the model's cached decoder step
+            (the same signature as `greedy_search`'s). Logits are normalised
+            here with a log-softmax.
+        initial_ids: int tensor `[B]`, usually bos.
+        initial_cache: a nest of tensors with leaves `[B, ...]`, batch first;
+            it is tiled to `[B*K, ...]` once here and its rows are reordered
+            along axis 0 whenever beams are.
+        beam_size: int. K, the beams kept per sentence (the paper uses 4).
+        alpha: float >= 0. The length penalty's exponent (the paper uses
+            0.6); 0 ranks by log probability alone.
+        eos_id: int. End of sentence.
+        max_length: int. T, the size of the buffers: the most tokens any
+            sentence may generate.
+        max_lengths: optional int tensor `[B]`: the most tokens each sentence
+            may generate (paper §6.1: source length + 50), clipped to
+            `[1, max_length]`. A beam that reaches its sentence's limit
+            without eos is finished there, without eos, and scored at that
+            length. Defaults to `max_length` for every sentence.
+        pad_id: int. Written after a hypothesis' last token. Defaults to `0`.
+
+    Returns:
+        A tuple `(sequences, scores)`:
+        `sequences`: int32 `[B, K, T]`, the K best hypotheses of each
+            sentence, best first: tokens, eos, then `pad_id`.
+        `scores`: float32 `[B, K]`, `log P(y | x) / ((5 + |y|) / 6) ** alpha`
+            with `|y|` the number of generated tokens, eos included. `-inf`
+            marks an empty slot, possible only when a sentence has fewer than
+            K distinct hypotheses.
+
+    Example:
+
+    >>> from keras import ops
+    >>> def fn(ids, index, cache):  # every step: p(eos) = 0.6, p(4) = 0.4
+    ...     logits = ops.log(ops.convert_to_tensor([[1e-9, 1e-9, 1e-9, .6, .4]]))
+    ...     return ops.tile(logits, (ops.shape(ids)[0], 1)), cache
+    >>> ids, scores = beam_search(fn, ops.array([2]), (), beam_size=2,
+    ...                           alpha=0.0, eos_id=3, max_length=3)
+    >>> ops.convert_to_numpy(ids).tolist()
+    [[[3, 0, 0], [4, 3, 0]]]
+    """
+    if not isinstance(beam_size, int) or beam_size < 1:
+        raise ValueError(
+            f"`beam_size` must be a positive integer. Received: beam_size={beam_size}"
+        )
+    if alpha < 0:
+        raise ValueError(
+            "`alpha` must be >= 0: the early-termination bound assumes a length "
+            f"penalty that grows with length. Received: alpha={alpha}"
+        )
+    if not isinstance(max_length, int) or max_length < 1:
+        raise ValueError(
+            "`max_length` must be a positive integer. "
+            f"Received: max_length={max_length}"
+        )
+    k = beam_size
+    batch_size = ops.shape(initial_ids)[0]
+    if max_lengths is None:
+        max_lengths = ops.full((batch_size,), max_length, dtype="int32")
+    max_lengths = ops.clip(ops.cast(max_lengths, "int32"), 1, max_length)
+    # [B], the penalty at each sentence's maximum length, for the bound
+    max_penalty = length_penalty(max_lengths, alpha)
+
+    # [B] -> [B, K, 1], every beam starts from initial_ids
+    start = ops.broadcast_to(
+        ops.reshape(ops.cast(initial_ids, "int32"), (-1, 1, 1)), (batch_size, k, 1)
+    )
+    alive_seq = ops.full((batch_size, k, max_length + 1), pad_id, dtype="int32")
+    alive_seq = ops.slice_update(alive_seq, [0, 0, 0], start)
+    # Only beam 0 is real at first; the others would duplicate it.
+    alive_log_probs = ops.tile(
+        ops.convert_to_tensor([[0.0] + [NEG_INF] * (k - 1)], "float32"),
+        (batch_size, 1),
+    )
+    finished_seq = ops.full((batch_size, k, max_length + 1), pad_id, dtype="int32")
+    finished_scores = ops.full((batch_size, k), NEG_INF, dtype="float32")
+    finished_flags = ops.zeros((batch_size, k), dtype="bool")
+    # [B, ...] -> [B*K, ...]
+    cache = tile_beams(initial_cache, k)
+
+    def sentence_done(alive_log_probs, finished_scores):
+        # [B]: no alive beam can beat the worst finished one (both sorted).
+        best_possible = alive_log_probs[:, 0] / max_penalty
+        return ops.logical_or(
+            ops.greater(finished_scores[:, -1], best_possible),
+            ops.logical_not(_is_valid(alive_log_probs[:, 0])),
+        )
+
+    def cond(index, alive_seq, alive_log_probs, finished_seq, finished_scores, *_):
+        return ops.logical_and(
+            ops.less(index, max_length),
+            ops.logical_not(ops.all(sentence_done(alive_log_probs, finished_scores))),
+        )
+
+    def body(
+        index,
+        alive_seq,
+        alive_log_probs,
+        finished_seq,
+        finished_scores,
+        finished_flags,
+        cache,
+    ):
+        # [B, K, T + 1] -> [B, K, 1] -> [B*K, 1], the tokens at `index`
+        current = ops.reshape(
+            ops.slice(alive_seq, [0, 0, index], [batch_size, k, 1]), (-1, 1)
+        )
+        logits, cache = symbols_to_logits_fn(current, index, cache)
+        # [B*K, (1,) V] -> [B, K, V]
+        logits = ops.reshape(ops.cast(logits, "float32"), (batch_size, k, -1))
+        vocab_size = ops.shape(logits)[-1]
+        log_probs = ops.log_softmax(logits, axis=-1)
+        # [B, K, 1] + [B, K, V] -> [B, K*V], every one-token extension
+        candidate_log_probs = ops.reshape(
+            ops.expand_dims(alive_log_probs, -1) + log_probs, (batch_size, -1)
+        )
+
+        # Grow: the best 2K extensions, so that K survive even if K end in eos.
+        # [B, K*V] -> [B, 2K]
+        topk_log_probs, topk_indices = ops.top_k(candidate_log_probs, 2 * k)
+        topk_parents = topk_indices // vocab_size
+        topk_tokens = ops.cast(topk_indices % vocab_size, "int32")
+        # [B, K, T + 1] -> [B, 2K, T + 1], then write the new token at index + 1
+        topk_seq = _take_beams(alive_seq, topk_parents)
+        topk_seq = ops.slice_update(
+            topk_seq, [0, 0, index + 1], ops.expand_dims(topk_tokens, -1)
+        )
+        length = index + 1
+        # [B, 1]: whether this step reaches each sentence's maximum length
+        at_limit = ops.expand_dims(ops.greater_equal(length, max_lengths), 1)
+        # [B, 2K]
+        ends = ops.logical_or(ops.equal(topk_tokens, eos_id), at_limit)
+        # Only the best K extensions may finish, as in a plain K-beam step;
+        # the other K only refill the alive set (so K = 1 is greedy search).
+        # [2K] -> [1, 2K]
+        in_top_k = ops.expand_dims(ops.less(ops.arange(2 * k), k), 0)
+        newly_finished = ops.logical_and(
+            ops.logical_and(ends, in_top_k), _is_valid(topk_log_probs)
+        )
+
+        # Alive: the best K extensions that do not end here.
+        # [B, 2K] -> [B, K]
+        new_alive_log_probs, alive_picks = ops.top_k(
+            ops.where(ends, NEG_INF, topk_log_probs), k
+        )
+        alive_seq = _take_beams(topk_seq, alive_picks)
+        # [B, K] parents in the old alive set -> [B*K] rows of the cache
+        alive_parents = ops.take_along_axis(topk_parents, alive_picks, axis=1)
+        cache = gather_beams(cache, flat_beam_indices(alive_parents))
+
+        # Finished: merge the new ones, by length-penalised score.
+        # [B, 2K], log P(y | x) / ((5 + |y|) / 6) ** alpha
+        new_scores = ops.where(
+            newly_finished, topk_log_probs / length_penalty(length, alpha), NEG_INF
+        )
+        # [B, K] + [B, 2K] -> [B, 3K] -> [B, K]
+        finished_scores, finished_picks = ops.top_k(
+            ops.concatenate([finished_scores, new_scores], axis=1), k
+        )
+        finished_seq = _take_beams(
+            ops.concatenate([finished_seq, topk_seq], axis=1), finished_picks
+        )
+        finished_flags = ops.take_along_axis(
+            ops.concatenate([finished_flags, newly_finished], axis=1),
+            finished_picks,
+            axis=1,
+        )
+        return (
+            index + 1,
+            alive_seq,
+            new_alive_log_probs,
+            finished_seq,
+            finished_scores,
+            finished_flags,
+            cache,
+        )
+
+    state = (
+        ops.convert_to_tensor(0, "int32"),
+        alive_seq,
+        alive_log_probs,
+        finished_seq,
+        finished_scores,
+        finished_flags,
+        cache,
+    )
+    _, _, _, finished_seq, finished_scores, finished_flags, _ = ops.while_loop(
+        cond, body, state
+    )
+    # Every alive beam is finished by its sentence's limit, or stopped early
+    # because it cannot beat the finished ones: the finished set is the answer.
+    scores = ops.where(finished_flags, finished_scores, float("-inf"))
+    return finished_seq[:, :, 1:], scores

@@ -1,0 +1,128 @@
+"""Random sampling over a model-agnostic `symbols_to_logits_fn`, with a
+temperature and optional top-k truncation (not in the paper, which decodes with
+beam search; useful for back-translation and diverse outputs)."""
+
+import keras
+from keras import ops
+
+
+def sampling_search(
+    symbols_to_logits_fn,
+    initial_ids,
+    initial_cache,
+    eos_id,
+    max_length,
+    temperature=1.0,
+    top_k=0,
+    seed=None,
+    pad_id=0,
+    max_lengths=None,
+):
+    """Decodes by sampling each token from the model's (reshaped) distribution.
+
+    Each step samples from `softmax(logits / temperature)`, restricted to the
+    `top_k` most probable tokens when `top_k > 0`. The random numbers (one
+    uniform per sentence and step) are drawn before the loop and each token is
+    found by inverting the cumulative distribution, so the loop body holds no
+    random state: it traces into a `tf.function`, compiles with XLA and runs
+    under `jax.jit`, and a fixed `seed` gives the same output on every path.
+
+    Args:
+        symbols_to_logits_fn: `fn(ids [B, 1], index, cache) -> (logits [B, 1, V]
+            or [B, V], cache)`, as for `greedy_search`.
+        initial_ids: int tensor `[B]`, usually bos.
+        initial_cache: the cache before the first step (batch first).
+        eos_id: int. End of sentence.
+        max_length: int. Number of tokens to decode at most (buffer size).
+        temperature: float > 0. Divides the logits; below 1 sharpens, above 1
+            flattens the distribution. Defaults to `1.0`.
+        top_k: int >= 0. Sample among the `top_k` most probable tokens only; 0
+            samples from the whole vocabulary. Defaults to `0`.
+        seed: int, `keras.random.SeedGenerator` or `None`. Defaults to `None`.
+        pad_id: int. Written after eos. Defaults to `0`.
+        max_lengths: optional int tensor `[B]`, the most tokens each sentence
+            may generate. Defaults to `max_length` for every sentence.
+
+    Returns:
+        A tuple `(ids, log_probs)`: int32 `[B, max_length]` tokens (eos
+        included, then padding) and float32 `[B]` `log P(y | x)` of the sampled
+        tokens under the model (temperature 1, no truncation).
+    """
+    if temperature <= 0:
+        raise ValueError(
+            f"`temperature` must be positive. Received: temperature={temperature}"
+        )
+    if not isinstance(top_k, int) or top_k < 0:
+        raise ValueError(f"`top_k` must be an integer >= 0. Received: top_k={top_k}")
+    batch_size = ops.shape(initial_ids)[0]
+    if max_lengths is None:
+        max_lengths = ops.full((batch_size,), max_length, dtype="int32")
+    max_lengths = ops.cast(max_lengths, "int32")
+    # [T, B], one uniform number per step and sentence
+    uniforms = keras.random.uniform((max_length, batch_size), seed=seed)
+    ids = ops.full((batch_size, max_length + 1), pad_id, dtype="int32")
+    ids = ops.slice_update(
+        ids, [0, 0], ops.expand_dims(ops.cast(initial_ids, "int32"), 1)
+    )
+    finished = ops.less(max_lengths, 1)
+    log_probs = ops.zeros((batch_size,), dtype="float32")
+
+    def cond(index, ids, finished, log_probs, cache):
+        return ops.logical_and(
+            ops.less(index, max_length), ops.logical_not(ops.all(finished))
+        )
+
+    def body(index, ids, finished, log_probs, cache):
+        # [B, max_length + 1] -> [B, 1], the token at `index`
+        current = ops.slice(ids, [0, index], [batch_size, 1])
+        logits, cache = symbols_to_logits_fn(current, index, cache)
+        # [B, (1,) V] -> [B, V]
+        logits = ops.reshape(ops.cast(logits, "float32"), (batch_size, -1))
+        if top_k:
+            # [B, V] -> [B, k], the candidates and their vocabulary ids
+            candidate_logits, candidate_ids = ops.top_k(logits, top_k)
+        else:
+            candidate_logits = logits
+            candidate_ids = None
+        if top_k == 1:
+            picks = ops.zeros((batch_size,), "int32")
+        else:
+            probs = ops.softmax(candidate_logits / temperature, axis=-1)
+            # [B, k] -> [B]: the first candidate whose cumulative probability
+            # exceeds the uniform number (inverse-CDF sampling)
+            u = ops.expand_dims(ops.take(uniforms, index, axis=0), 1)
+            below = ops.less(ops.cumsum(probs, axis=-1), u)
+            picks = ops.sum(ops.cast(below, "int32"), axis=1)
+            picks = ops.minimum(picks, ops.shape(probs)[-1] - 1)
+        if candidate_ids is None:
+            next_ids = picks
+        else:
+            next_ids = ops.take_along_axis(
+                candidate_ids, ops.expand_dims(picks, 1), axis=1
+            )[:, 0]
+        next_ids = ops.cast(next_ids, "int32")
+        # [B, V] -> [B], log p of the sampled token under the model itself
+        step_log_probs = ops.take_along_axis(
+            ops.log_softmax(logits, axis=-1), ops.expand_dims(next_ids, 1), axis=1
+        )[:, 0]
+        log_probs = log_probs + ops.where(finished, 0.0, step_log_probs)
+        next_ids = ops.where(finished, pad_id, next_ids)
+        ids = ops.slice_update(ids, [0, index + 1], ops.expand_dims(next_ids, 1))
+        finished = ops.logical_or(
+            ops.logical_or(finished, ops.equal(next_ids, eos_id)),
+            ops.greater_equal(index + 1, max_lengths),
+        )
+        return index + 1, ids, finished, log_probs, cache
+
+    _, ids, _, log_probs, _ = ops.while_loop(
+        cond,
+        body,
+        (
+            ops.convert_to_tensor(0, "int32"),
+            ids,
+            finished,
+            log_probs,
+            initial_cache,
+        ),
+    )
+    return ids[:, 1:], log_probs

@@ -1,0 +1,103 @@
+"""A training callback that decodes a dev sample every N steps and logs BLEU."""
+
+import keras
+
+from keras_transformer.decoding.compiled_translate import compiled_translate
+from keras_transformer.evaluation.evaluate import translate_texts
+from keras_transformer.evaluation.score_translations import score_translations
+
+
+class BleuCallback(keras.callbacks.Callback):
+    """Translates a small dev sample every `every_n_steps` steps and logs BLEU.
+
+    Decoding is greedy by default (the cheapest way to follow progress; pass
+    `method="beam"` for the paper's search). The score is added to the batch
+    `logs` as `dev_bleu` (so callbacks after this one, e.g. TensorBoard, see
+    it), printed with its sacreBLEU signature, and kept in `self.scores` as
+    `(step, bleu)` pairs.
+
+    Args:
+        sources: list of str, dev sources (a few hundred at most: the decode
+            runs inside training).
+        references: list of str, one reference per source.
+        tokenize_fn: `fn(str) -> list of int`.
+        detokenize_fn: `fn(list of int) -> str`.
+        every_n_steps: int. Decode after every this many training steps.
+            Defaults to `1000`.
+        verbose: bool. Print each score. Defaults to `True`.
+        batch_size: int. Sentences per decoding batch. Defaults to `64`.
+        jit_compile: bool. XLA on TensorFlow. Defaults to `True`.
+        **translate_kwargs: arguments of `translate` (`method`, `beam_size`,
+            `alpha`, `bos_id`, `eos_id`, ...). `method` defaults to
+            `"greedy"`. The search is compiled once, at the first decode; it
+            reads the weights as they are at each call.
+
+    Example:
+
+    >>> callback = BleuCallback(dev_sources, dev_references, tokenize,
+    ...                         detokenize, every_n_steps=2000)
+    >>> model.fit(dataset, callbacks=[callback])
+    """
+
+    def __init__(
+        self,
+        sources,
+        references,
+        tokenize_fn,
+        detokenize_fn,
+        every_n_steps=1000,
+        verbose=True,
+        batch_size=64,
+        jit_compile=True,
+        **translate_kwargs,
+    ):
+        super().__init__()
+        if not isinstance(every_n_steps, int) or every_n_steps < 1:
+            raise ValueError(
+                "`every_n_steps` must be a positive integer. "
+                f"Received: every_n_steps={every_n_steps}"
+            )
+        if len(sources) != len(references):
+            raise ValueError(
+                "Expected one reference per source. Received: "
+                f"len(sources)={len(sources)}, len(references)={len(references)}"
+            )
+        self.sources = list(sources)
+        self.references = list(references)
+        self.tokenize_fn = tokenize_fn
+        self.detokenize_fn = detokenize_fn
+        self.every_n_steps = every_n_steps
+        self.verbose = verbose
+        self.batch_size = batch_size
+        self.jit_compile = jit_compile
+        self.translate_kwargs = {"method": "greedy", **translate_kwargs}
+        self.scores = []
+        self._step = 0
+        self._translate_fn = None
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._step += 1
+        if self._step % self.every_n_steps:
+            return
+        if self._translate_fn is None:
+            self._translate_fn = compiled_translate(
+                self.model, jit_compile=self.jit_compile, **self.translate_kwargs
+            )
+        hypotheses = translate_texts(
+            self.model,
+            self.sources,
+            self.tokenize_fn,
+            self.detokenize_fn,
+            batch_size=self.batch_size,
+            eos_id=self.translate_kwargs.get("eos_id", 3),
+            translate_fn=self._translate_fn,
+        )
+        result = score_translations(hypotheses, self.references)
+        self.scores.append((self._step, result["bleu"]))
+        if logs is not None:
+            logs["dev_bleu"] = result["bleu"]
+        if self.verbose:
+            print(
+                f"\nstep {self._step}: dev BLEU = {result['bleu']:.2f} "
+                f"({len(hypotheses)} sentences)  {result['bleu_signature']}"
+            )

@@ -1,0 +1,71 @@
+"""The paper's BLEU: tokenized, with hyphenated compounds split (Table 2).
+
+The paper's En-De scores come from tensor2tensor's `get_ende_bleu.sh`: Moses
+`tokenizer.perl` on hypotheses and references, then every hyphen inside a word
+rewritten as ` ##AT##-##AT## ` ("compound splitting", so that a hyphenated
+compound counts as three tokens, as in the tokenized references of earlier
+WMT'14 work), then `multi-bleu.perl`. Such scores depend on the tokenization and
+are not comparable with sacreBLEU's; they are reported for comparison with
+Table 2 only, and labelled so.
+
+Deviation: Moses `tokenizer.perl` is not a dependency here; sacrebleu's `13a`
+tokenizer (mteval-v13a, which also leaves intra-word hyphens alone) stands in
+for it. Tokenized BLEU is then computed by sacrebleu with `tokenize="none"`,
+which matches `multi-bleu.perl` on the same tokens.
+"""
+
+import re
+
+import sacrebleu
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+PAPER_STYLE_LABEL = (
+    "tokenized BLEU, 13a tokens + compound splitting (paper / tensor2tensor "
+    "style, for comparison with Table 2 only; not a sacreBLEU score)"
+)
+_COMPOUND = re.compile(r"(\S)-(\S)")
+_TOKENIZE = Tokenizer13a()
+
+
+def split_compounds(text):
+    """Rewrites `a-b` as `a ##AT##-##AT## b`, as `get_ende_bleu.sh` does.
+
+    Like the Perl `s{(\\S)-(\\S)}{$1 ##AT##-##AT## $2}g`, matches do not
+    overlap, so in `a-b-c` only the first hyphen is split.
+
+    Args:
+        text: str. Tokenized text.
+
+    Returns:
+        str.
+
+    Example:
+
+    >>> split_compounds("a well-known fact")
+    'a well ##AT##-##AT## known fact'
+    """
+    return _COMPOUND.sub(r"\1 ##AT##-##AT## \2", text)
+
+
+def paper_style_bleu(hypotheses, references):
+    """Corpus BLEU on tokenized, compound-split text (the paper's Table 2 style).
+
+    Args:
+        hypotheses: list of str, detokenized system outputs.
+        references: list of str, one detokenized reference per hypothesis.
+
+    Returns:
+        float, BLEU in [0, 100].
+    """
+    if len(hypotheses) != len(references):
+        raise ValueError(
+            "Expected one reference per hypothesis. Received: "
+            f"len(hypotheses)={len(hypotheses)}, len(references)={len(references)}"
+        )
+
+    def prepare(texts):
+        return [split_compounds(_TOKENIZE(text)) for text in texts]
+
+    return sacrebleu.corpus_bleu(
+        prepare(hypotheses), [prepare(references)], tokenize="none", force=True
+    ).score

@@ -1,0 +1,272 @@
+import itertools
+import math
+
+import keras
+import numpy as np
+import pytest
+from keras import ops
+
+from keras_transformer.decoding import beam_search, greedy_search
+
+EOS = 3
+
+# A bigram "model" over ids {0: start, 1: a, 2: b, 3: eos}: row = last token.
+BIGRAM = np.array(
+    [
+        [0.001, 0.55, 0.149, 0.3],  # start: a .55, eos .3, b .149
+        [0.001, 0.1, 0.299, 0.6],  # after a: eos .6, b .299, a .1
+        [0.001, 0.899, 0.05, 0.05],  # after b: a .899
+        [0.25, 0.25, 0.25, 0.25],  # after eos: never used
+    ],
+    "float32",
+)
+
+
+def _bigram_fn(ids, index, cache):
+    log_probs = ops.convert_to_tensor(np.log(BIGRAM))
+    # [B*K, 1] -> [B*K, V]
+    return ops.take(log_probs, ids[:, 0], axis=0), cache
+
+
+def _penalty(length, alpha):
+    return ((5 + length) / 6) ** alpha
+
+
+def _hashing_model(batch_size, vocab_size, seed=0, buckets=97, scale=2.0):
+    """A step function whose logits depend on the whole prefix, through a hash
+    kept in the cache, plus the same model in numpy for brute force."""
+    table = (
+        np.random.default_rng(seed).normal(size=(batch_size, buckets, vocab_size))
+        * scale
+    )
+    table = table.astype("float32")
+
+    def step_hash(h, token):
+        return (h * 31 + token + 1) % buckets
+
+    def fn(ids, index, cache):
+        h = step_hash(cache["hash"], ids[:, 0])
+        flat = ops.reshape(ops.convert_to_tensor(table), (-1, vocab_size))
+        logits = ops.take(flat, cache["sentence"] * buckets + h, axis=0)
+        return logits, {"hash": h, "sentence": cache["sentence"]}
+
+    def initial_cache():
+        return {
+            "hash": ops.zeros((batch_size,), "int32"),
+            "sentence": ops.arange(batch_size, dtype="int32"),
+        }
+
+    def log_probs(sentence, h):
+        logits = table[sentence, h].astype("float64")
+        return logits - np.log(np.sum(np.exp(logits)))
+
+    return fn, initial_cache, step_hash, log_probs
+
+
+def test_scripted_bigram_gives_the_hand_computed_beams_alpha_0():
+    # K = 2. Step 1: the best two are "a" (.55) and "eos" (.3): "eos" finishes.
+    # Step 2: "a eos" (.33) finishes, "a b" (.16445) and "b a" (.13395) live.
+    # The finished set is full and its worst, log .3, beats log .16445: stop.
+    ids, scores = beam_search(
+        _bigram_fn, np.array([0]), (), beam_size=2, alpha=0.0, eos_id=EOS, max_length=3
+    )
+    np.testing.assert_array_equal(np.array(ids), [[[1, EOS, 0], [EOS, 0, 0]]])
+    np.testing.assert_allclose(
+        np.array(scores), [[math.log(0.33), math.log(0.3)]], rtol=1e-5
+    )
+
+
+def test_scripted_bigram_length_penalty_promotes_a_longer_beam():
+    # alpha = 2: the alive bound log(.16445) / penalty(3) = -1.02 beats "eos"
+    # (-1.20), so step 3 runs: "a b a" (.14784, the limit, no eos) and
+    # "b a eos" (.08037) finish. Ranked: "a eos" -0.81, "a b a" -1.08,
+    # "eos" -1.20, "b a eos" -1.42.
+    ids, scores = beam_search(
+        _bigram_fn, np.array([0]), (), beam_size=2, alpha=2.0, eos_id=EOS, max_length=3
+    )
+    np.testing.assert_array_equal(np.array(ids), [[[1, EOS, 0], [1, 2, 1]]])
+    expected = [
+        math.log(0.55 * 0.6) / _penalty(2, 2.0),
+        math.log(0.55 * 0.299 * 0.899) / _penalty(3, 2.0),
+    ]
+    np.testing.assert_allclose(np.array(scores), [expected], rtol=1e-5)
+
+
+def test_beam_reaching_the_maximum_length_is_finished_without_eos():
+    ids, scores = beam_search(
+        _bigram_fn, np.array([0]), (), beam_size=2, alpha=0.0, eos_id=EOS, max_length=1
+    )
+    # Length 1: "a" (.55) is finished by the limit, "eos" (.3) by eos.
+    np.testing.assert_array_equal(np.array(ids), [[[1], [EOS]]])
+    np.testing.assert_allclose(
+        np.array(scores), [[math.log(0.55), math.log(0.3)]], rtol=1e-5
+    )
+
+
+def test_per_sentence_maximum_lengths():
+    fn, initial_cache, _, _ = _hashing_model(3, 6, seed=1)
+    max_lengths = np.array([1, 3, 5])
+    ids, scores = beam_search(
+        fn,
+        np.zeros(3, "int32"),
+        initial_cache(),
+        beam_size=3,
+        alpha=0.6,
+        eos_id=EOS,
+        max_length=5,
+        max_lengths=max_lengths,
+    )
+    ids = np.array(ids)
+    assert ids.shape == (3, 3, 5)
+    for b, limit in enumerate(max_lengths):
+        assert np.all(ids[b, :, limit:] == 0)
+    assert np.all(np.isfinite(np.array(scores)))
+
+
+@pytest.mark.parametrize("alpha", [0.0, 0.6, 2.0])
+def test_wide_beam_returns_the_brute_force_n_best(alpha):
+    # V = 4 (3 tokens + eos), at most 4 tokens: at most 27 live prefixes and,
+    # before the last step, 36 extensions. A beam of 40 keeps them all, and at
+    # the last step (one length, so score order = log-prob order) the 40 best:
+    # it must return exactly the 40 best of the 121 sequences.
+    vocab_size, beam_size, max_lengths = 4, 40, [4, 3]
+    fn, initial_cache, step_hash, log_probs = _hashing_model(2, vocab_size, seed=2)
+    ids, scores = beam_search(
+        fn,
+        np.zeros(2, "int32"),
+        initial_cache(),
+        beam_size=beam_size,
+        alpha=alpha,
+        eos_id=EOS,
+        max_length=4,
+        max_lengths=np.array(max_lengths),
+    )
+    ids, scores = np.array(ids), np.array(scores)
+
+    for sentence, limit in enumerate(max_lengths):
+        # Every sequence ending in eos, or of the maximum length without eos.
+        candidates = []
+        for length in range(1, limit + 1):
+            for tokens in itertools.product(range(vocab_size), repeat=length):
+                if EOS in tokens[:-1] or (tokens[-1] != EOS and length < limit):
+                    continue
+                h, total = step_hash(0, 0), 0.0
+                for token in tokens:
+                    total += log_probs(sentence, h)[token]
+                    h = step_hash(h, token)
+                candidates.append((total / _penalty(length, alpha), tokens))
+        candidates.sort(key=lambda c: -c[0])
+        best = candidates[:beam_size]
+        np.testing.assert_allclose(
+            scores[sentence], [s for s, _ in best], rtol=1e-4, atol=1e-5
+        )
+        for k, (_, tokens) in enumerate(best):
+            np.testing.assert_array_equal(ids[sentence, k, : len(tokens)], tokens)
+            assert np.all(ids[sentence, k, len(tokens) :] == 0)
+
+
+def test_beam_size_1_with_alpha_0_equals_greedy():
+    fn, initial_cache, _, _ = _hashing_model(4, 7, seed=3, scale=1.0)
+    greedy_ids, greedy_log_probs = greedy_search(
+        fn, np.zeros(4, "int32"), initial_cache(), EOS, 8, return_scores=True
+    )
+    beam_ids, beam_scores = beam_search(
+        fn, np.zeros(4, "int32"), initial_cache(), 1, 0.0, EOS, 8
+    )
+    np.testing.assert_array_equal(np.array(beam_ids)[:, 0], np.array(greedy_ids))
+    np.testing.assert_allclose(
+        np.array(beam_scores)[:, 0], np.array(greedy_log_probs), rtol=1e-5
+    )
+    assert len(set(map(tuple, np.array(greedy_ids).tolist()))) > 1
+
+
+def test_n_best_is_sorted_and_padded_after_eos():
+    fn, initial_cache, _, _ = _hashing_model(2, 6, seed=4)
+    ids, scores = beam_search(fn, np.zeros(2, "int32"), initial_cache(), 4, 0.6, EOS, 6)
+    ids, scores = np.array(ids), np.array(scores)
+    assert np.all(np.diff(scores, axis=1) <= 0)
+    for hypothesis in ids.reshape(-1, 6):
+        eos = np.flatnonzero(hypothesis == EOS)
+        if eos.size:
+            assert np.all(hypothesis[eos[0] + 1 :] == 0)
+
+
+def test_fewer_hypotheses_than_beams_leaves_empty_slots():
+    # Vocabulary {0, 1, 2, eos}, one token at most: only 4 hypotheses exist.
+    fn, initial_cache, _, _ = _hashing_model(1, 4, seed=5)
+    _, scores = beam_search(fn, np.zeros(1, "int32"), initial_cache(), 6, 0.6, EOS, 1)
+    scores = np.array(scores)[0]
+    assert np.all(np.isfinite(scores[:4])) and np.all(np.isneginf(scores[4:]))
+
+
+@pytest.mark.skipif(
+    keras.backend.backend() != "tensorflow",
+    reason="counts Python calls of the step function, which only eager TF makes",
+)
+@pytest.mark.parametrize("alpha, steps", [(0.0, 2), (0.6, 4)])
+def test_terminates_early_when_no_live_beam_can_win(alpha, steps):
+    # Every step: p(eos) = 0.9, p(2) = 0.1. After 2 steps the finished beams
+    # are "eos" (log .9) and "2 eos" (log .09, score -2.19 with alpha 0.6);
+    # the best alive beam after n steps has log prob n * log(.1). With
+    # alpha = 0 it cannot win after step 2; with alpha = 0.6 its bound
+    # n * log(.1) / penalty(50) = -0.609 n drops below -2.19 at n = 4.
+    calls = []
+
+    def fn(ids, index, cache):
+        calls.append(int(index))
+        logits = ops.log(ops.convert_to_tensor([[1e-6, 1e-6, 0.1, 0.9]]))
+        return ops.tile(logits, (ops.shape(ids)[0], 1)), cache
+
+    ids, _ = beam_search(fn, np.array([0]), (), 2, alpha, EOS, max_length=50)
+    assert calls == list(range(steps))
+    np.testing.assert_array_equal(np.array(ids)[0, :, :3], [[EOS, 0, 0], [2, EOS, 0]])
+
+
+def _compiled(fn):
+    """The function compiled as a whole: XLA on TensorFlow, jax.jit on JAX."""
+    if keras.backend.backend() == "tensorflow":
+        import tensorflow as tf
+
+        return tf.function(fn, jit_compile=True)
+    import jax
+
+    return jax.jit(fn)
+
+
+def test_compiled_search_equals_plain():
+    fn, initial_cache, _, _ = _hashing_model(3, 6, seed=6)
+    max_lengths = np.array([2, 5, 7], "int32")
+
+    def search(max_lengths):
+        return beam_search(
+            fn,
+            ops.zeros((3,), "int32"),
+            initial_cache(),
+            beam_size=4,
+            alpha=0.6,
+            eos_id=EOS,
+            max_length=7,
+            max_lengths=max_lengths,
+        )
+
+    plain_ids, plain_scores = search(max_lengths)
+    compiled_ids, compiled_scores = _compiled(search)(max_lengths)
+    np.testing.assert_array_equal(np.array(compiled_ids), np.array(plain_ids))
+    np.testing.assert_allclose(
+        np.array(compiled_scores), np.array(plain_scores), rtol=1e-5
+    )
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"beam_size": 0}, "beam_size=0"),
+        ({"alpha": -0.5}, "alpha=-0.5"),
+        ({"max_length": 0}, "max_length=0"),
+    ],
+)
+def test_rejects_invalid_arguments(kwargs, match):
+    arguments = dict(beam_size=2, alpha=0.6, eos_id=EOS, max_length=3)
+    arguments.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        beam_search(_bigram_fn, np.array([0]), (), **arguments)

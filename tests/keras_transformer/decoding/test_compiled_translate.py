@@ -1,0 +1,20 @@
+import numpy as np
+import pytest
+
+from keras_transformer.decoding import compiled_translate, translate
+
+
+@pytest.mark.parametrize("method", ["beam", "greedy"])
+def test_compiled_translate_equals_plain(tiny_model, method):
+    # XLA (tf.function(jit_compile=True)) on TensorFlow, jax.jit on JAX.
+    rng = np.random.default_rng(11)
+    source = rng.integers(4, 10, (4, 5)).astype("int32")
+    source[1, 2:] = 0
+    kwargs = dict(method=method, beam_size=3, alpha=0.6, max_extra_length=4)
+    plain_ids, plain_scores = translate(tiny_model, source, **kwargs)
+    fn = compiled_translate(tiny_model, jit_compile=True, **kwargs)
+    compiled_ids, compiled_scores = fn(source)
+    np.testing.assert_array_equal(np.array(compiled_ids), np.array(plain_ids))
+    np.testing.assert_allclose(
+        np.array(compiled_scores), np.array(plain_scores), rtol=1e-4, atol=1e-5
+    )

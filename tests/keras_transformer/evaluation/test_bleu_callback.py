@@ -1,0 +1,31 @@
+import pytest
+
+from keras_transformer.evaluation import BleuCallback
+from tests.keras_transformer.evaluation.conftest import detokenize, tokenize
+
+
+def test_logs_bleu_every_n_steps(tiny_model, capsys):
+    callback = BleuCallback(
+        ["the cat sat", "on the mat"],
+        ["the cat sat", "on the mat"],
+        tokenize,
+        detokenize,
+        every_n_steps=2,
+        jit_compile=False,
+        max_extra_length=2,
+    )
+    callback.set_model(tiny_model)
+    logged = []
+    for step in range(5):
+        logs = {"loss": 1.0}
+        callback.on_train_batch_end(step, logs)
+        logged.append("dev_bleu" in logs)
+    assert logged == [False, True, False, True, False]
+    assert [step for step, _ in callback.scores] == [2, 4]
+    assert all(0 <= bleu <= 100 for _, bleu in callback.scores)
+    assert "dev BLEU" in capsys.readouterr().out
+
+
+def test_rejects_a_non_positive_interval():
+    with pytest.raises(ValueError, match="every_n_steps=0"):
+        BleuCallback(["a"], ["a"], tokenize, detokenize, every_n_steps=0)

@@ -1,0 +1,61 @@
+import numpy as np
+import pytest
+
+from keras_transformer.decoding import translate
+from keras_transformer.evaluation import evaluate, translate_texts
+from tests.keras_transformer.evaluation.conftest import detokenize, tokenize
+
+SOURCES = ["the cat sat", "on the mat", "the", "cat sat on the well-known mat"]
+REFERENCES = ["the cat sat", "on the mat", "the", "the cat sat on the mat"]
+
+
+def test_translate_texts_keeps_the_input_order(tiny_model):
+    outputs = translate_texts(
+        tiny_model,
+        SOURCES,
+        tokenize,
+        detokenize,
+        batch_size=2,
+        jit_compile=False,
+        method="beam",
+        beam_size=2,
+        max_extra_length=3,
+    )
+    # One uncompiled batch of all four, in input order, must give the same.
+    batch = np.zeros((len(SOURCES), 8), "int32")
+    for row, source in enumerate(SOURCES):
+        batch[row, : len(tokenize(source))] = tokenize(source)
+    ids, _ = translate(tiny_model, batch, beam_size=2, max_extra_length=3)
+    for output, hypothesis in zip(outputs, np.array(ids)[:, 0], strict=True):
+        tokens = []
+        for token in hypothesis.tolist():
+            if token in (0, 3):
+                break
+            tokens.append(token)
+        assert output == detokenize(tokens)
+
+
+def test_evaluate_prints_the_signature_and_labels_paper_style(tiny_model):
+    lines = []
+    result = evaluate(
+        tiny_model,
+        SOURCES,
+        REFERENCES,
+        tokenize,
+        detokenize,
+        paper_style=True,
+        print_fn=lines.append,
+        jit_compile=False,
+        method="greedy",
+        max_extra_length=3,
+    )
+    assert len(result["hypotheses"]) == len(SOURCES)
+    assert 0 <= result["bleu"] <= 100 and 0 <= result["chrf"] <= 100
+    assert "nrefs:1|case:mixed" in lines[0] and lines[0].startswith("sacreBLEU BLEU")
+    assert lines[1].startswith("sacreBLEU chrF")
+    assert "paper" in lines[2] and "not a sacreBLEU score" in lines[2]
+
+
+def test_evaluate_rejects_mismatched_lengths(tiny_model):
+    with pytest.raises(ValueError, match="len\\(references\\)=1"):
+        evaluate(tiny_model, SOURCES, REFERENCES[:1], tokenize, detokenize)
