@@ -5,7 +5,11 @@
 - `models`: the functional encoder-decoder `Transformer` and `build_transformer`.
 - `TransformerConfig`: the paper's hyperparameters and presets (base, big,
   Table 3 rows, parsing).
-- `decoding`: search over a `symbols_to_logits_fn` (greedy for now).
+- `decoding`: beam, greedy and sampling search over a `symbols_to_logits_fn`,
+  and `translate`, which drives a `Transformer`'s cached decoder with them.
+- `evaluation`: sacreBLEU scoring of translations, a BLEU callback.
+- `training`: the §5.3 schedule, the label-smoothed loss, metrics, strategies,
+  resumable `fit` with checkpoints.
 """
 
 from keras_transformer import layers
