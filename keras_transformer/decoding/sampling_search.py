@@ -5,6 +5,8 @@ beam search; useful for back-translation and diverse outputs)."""
 import keras
 from keras import ops
 
+from keras_transformer.decoding.token_by_token_search import token_by_token_search
+
 
 def sampling_search(
     symbols_to_logits_fn,
@@ -55,35 +57,15 @@ def sampling_search(
     if not isinstance(top_k, int) or top_k < 0:
         raise ValueError(f"`top_k` must be an integer >= 0. Received: top_k={top_k}")
     batch_size = ops.shape(initial_ids)[0]
-    if max_lengths is None:
-        max_lengths = ops.full((batch_size,), max_length, dtype="int32")
-    max_lengths = ops.cast(max_lengths, "int32")
-    # [T, B], one uniform number per step and sentence
+    # [T, B], one uniform number per step and sentence, drawn before the loop
     uniforms = keras.random.uniform((max_length, batch_size), seed=seed)
-    ids = ops.full((batch_size, max_length + 1), pad_id, dtype="int32")
-    ids = ops.slice_update(
-        ids, [0, 0], ops.expand_dims(ops.cast(initial_ids, "int32"), 1)
-    )
-    finished = ops.less(max_lengths, 1)
-    log_probs = ops.zeros((batch_size,), dtype="float32")
 
-    def cond(index, ids, finished, log_probs, cache):
-        return ops.logical_and(
-            ops.less(index, max_length), ops.logical_not(ops.all(finished))
-        )
-
-    def body(index, ids, finished, log_probs, cache):
-        # [B, max_length + 1] -> [B, 1], the token at `index`
-        current = ops.slice(ids, [0, index], [batch_size, 1])
-        logits, cache = symbols_to_logits_fn(current, index, cache)
-        # [B, (1,) V] -> [B, V]
-        logits = ops.reshape(ops.cast(logits, "float32"), (batch_size, -1))
+    def choose(logits, index):
         if top_k:
             # [B, V] -> [B, k], the candidates and their vocabulary ids
             candidate_logits, candidate_ids = ops.top_k(logits, top_k)
         else:
-            candidate_logits = logits
-            candidate_ids = None
+            candidate_logits, candidate_ids = logits, None
         if top_k == 1:
             picks = ops.zeros((batch_size,), "int32")
         else:
@@ -95,34 +77,18 @@ def sampling_search(
             picks = ops.sum(ops.cast(below, "int32"), axis=1)
             picks = ops.minimum(picks, ops.shape(probs)[-1] - 1)
         if candidate_ids is None:
-            next_ids = picks
-        else:
-            next_ids = ops.take_along_axis(
-                candidate_ids, ops.expand_dims(picks, 1), axis=1
-            )[:, 0]
-        next_ids = ops.cast(next_ids, "int32")
-        # [B, V] -> [B], log p of the sampled token under the model itself
-        step_log_probs = ops.take_along_axis(
-            ops.log_softmax(logits, axis=-1), ops.expand_dims(next_ids, 1), axis=1
-        )[:, 0]
-        log_probs = log_probs + ops.where(finished, 0.0, step_log_probs)
-        next_ids = ops.where(finished, pad_id, next_ids)
-        ids = ops.slice_update(ids, [0, index + 1], ops.expand_dims(next_ids, 1))
-        finished = ops.logical_or(
-            ops.logical_or(finished, ops.equal(next_ids, eos_id)),
-            ops.greater_equal(index + 1, max_lengths),
-        )
-        return index + 1, ids, finished, log_probs, cache
+            return picks
+        return ops.take_along_axis(candidate_ids, ops.expand_dims(picks, 1), axis=1)[
+            :, 0
+        ]
 
-    _, ids, _, log_probs, _ = ops.while_loop(
-        cond,
-        body,
-        (
-            ops.convert_to_tensor(0, "int32"),
-            ids,
-            finished,
-            log_probs,
-            initial_cache,
-        ),
+    return token_by_token_search(
+        symbols_to_logits_fn,
+        initial_ids,
+        initial_cache,
+        choose,
+        eos_id=eos_id,
+        max_length=max_length,
+        pad_id=pad_id,
+        max_lengths=max_lengths,
     )
-    return ids[:, 1:], log_probs
