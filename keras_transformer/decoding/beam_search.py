@@ -98,8 +98,9 @@ def beam_search(
             it is tiled to `[B*K, ...]` once here and its rows are reordered
             along axis 0 whenever beams are.
         beam_size: int. K, the beams kept per sentence (the paper uses 4).
-        alpha: float >= 0. The length penalty's exponent (the paper uses
-            0.6); 0 ranks by log probability alone.
+        alpha: float >= 0, or a scalar float tensor (which the caller must
+            check). The length penalty's exponent (the paper uses 0.6); 0 ranks
+            by log probability alone.
         eos_id: int. End of sentence.
         max_length: int. T, the size of the buffers: the most tokens any
             sentence may generate.
@@ -134,7 +135,9 @@ def beam_search(
         raise ValueError(
             f"`beam_size` must be a positive integer. Received: beam_size={beam_size}"
         )
-    if alpha < 0:
+    if isinstance(alpha, (int, float)) and alpha < 0:
+        # A tensor alpha (a per-request value in a served graph) is checked by
+        # its caller, in the graph.
         raise ValueError(
             "`alpha` must be >= 0: the early-termination bound assumes a length "
             f"penalty that grows with length. Received: alpha={alpha}"

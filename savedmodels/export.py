@@ -1,0 +1,161 @@
+"""Export of the translator as a versioned SavedModel (TF Serving layout)."""
+
+import json
+import os
+import shutil
+import tempfile
+
+import keras
+import tensorflow as tf
+
+from savedmodels.translator_module import TranslatorModule
+
+RECORD_PATH = os.path.join("assets.extra", "record.json")
+TOKENIZER_PATH = os.path.join("assets.extra", "sentencepiece.model")
+
+
+def export_translator(
+    model,
+    tokenizer,
+    base_dir,
+    version=None,
+    overwrite=False,
+    beam_size=4,
+    alpha=0.6,
+    n_best=1,
+    record=None,
+    **module_kwargs,
+) -> str:
+    """Writes `model` + `tokenizer` + beam search as `<base_dir>/<version>/`.
+
+    The layout TF Serving watches: one integer-named SavedModel directory per
+    version under `base_dir`. The export is written to a hidden temporary
+    directory beside it and renamed into place, so a server polling `base_dir`
+    never sees a half-written version. Beside the SavedModel,
+    `assets.extra/record.json` holds the reproducibility record (model config,
+    tokenizer fingerprint, decoding defaults, library versions and the given
+    `record`) and `assets.extra/sentencepiece.model` a copy of the tokenizer's
+    model; TF Serving ignores `assets.extra`. See `TranslatorModule` for the
+    signatures.
+
+    Args:
+        model: a `keras_transformer.Transformer`.
+        tokenizer: a `pipelines.SentencePieceTokenizer` with the model's
+            vocabulary.
+        base_dir: str or path. The model's directory, created if needed.
+        version: positive int or `None`. The version to write; `None` takes the
+            largest existing integer version + 1 (1 for the first).
+        overwrite: bool. Replace an existing version. Defaults to `False`.
+        beam_size: int. K of `serving_default`. Defaults to `4` (§6.1).
+        alpha: float. Length penalty of `serving_default`. Defaults to `0.6`.
+        n_best: int. Hypotheses per sentence of `serving_default`. Defaults to
+            `1`.
+        record: optional JSON-serialisable dict, stored under `"record"` (e.g.
+            the training checkpoint's record, BLEU signature, averaged steps).
+        **module_kwargs: other `TranslatorModule` arguments
+            (`max_extra_length`, `max_beam_size`, `max_extra_length_limit`,
+            `max_input_length`).
+
+    Returns:
+        The path of the written version directory.
+
+    Raises:
+        ValueError: not the TensorFlow backend, a bad `version`, or the
+            version exists and `overwrite` is `False`.
+
+    Example:
+
+    >>> path = export_translator(model, tokenizer, "exports/ende")
+    >>> tf.saved_model.load(path).signatures["serving_default"](
+    ...     text=tf.constant(["Hello world."]))["translations"]
+    """
+    if keras.backend.backend() != "tensorflow":
+        raise ValueError(
+            "SavedModel export needs the TensorFlow backend (set "
+            "KERAS_BACKEND=tensorflow). "
+            f"Received: backend={keras.backend.backend()}"
+        )
+    base_dir = os.fspath(base_dir)
+    if version is None:
+        version = _next_version(base_dir)
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ValueError(
+            f"`version` must be a positive integer or None. Received: version={version}"
+        )
+    target = os.path.join(base_dir, str(version))
+    if os.path.exists(target) and not overwrite:
+        raise ValueError(
+            "Refusing to overwrite an existing version; pass `overwrite=True`. "
+            f"Received: base_dir={base_dir}, version={version}"
+        )
+    if record is not None:
+        json.dumps(record)  # fail before the (slow) export, not after
+
+    module = TranslatorModule(
+        model,
+        tokenizer,
+        beam_size=beam_size,
+        alpha=alpha,
+        n_best=n_best,
+        **module_kwargs,
+    )
+    os.makedirs(base_dir, exist_ok=True)
+    # Hidden (non-integer) name: TF Serving ignores it while it is written.
+    staging = tempfile.mkdtemp(prefix=f".{version}-", dir=base_dir)
+    try:
+        tf.saved_model.save(module, staging, signatures=module.signatures())
+        extra = os.path.join(staging, "assets.extra")
+        os.makedirs(extra, exist_ok=True)
+        with open(os.path.join(staging, TOKENIZER_PATH), "wb") as file:
+            file.write(tokenizer.model_proto)
+        with open(os.path.join(staging, RECORD_PATH), "w") as file:
+            json.dump(_record(model, tokenizer, module, record), file, indent=2)
+        if os.path.exists(target):
+            old = tempfile.mkdtemp(prefix=f".{version}-old-", dir=base_dir)
+            os.replace(target, os.path.join(old, "previous"))
+            os.replace(staging, target)
+            shutil.rmtree(old)
+        else:
+            os.replace(staging, target)
+    finally:
+        if os.path.exists(staging):
+            shutil.rmtree(staging)
+    return target
+
+
+def _next_version(base_dir):
+    if not os.path.isdir(base_dir):
+        return 1
+    versions = [int(name) for name in os.listdir(base_dir) if name.isdigit()]
+    return max(versions, default=0) + 1
+
+
+def _record(model, tokenizer, module, record):
+    import tensorflow_text
+
+    return {
+        "model_config": model.get_config(),
+        "tokenizer": {
+            "kind": "sentencepiece",
+            "fingerprint": tokenizer.fingerprint,
+            "vocab_size": tokenizer.vocab_size,
+        },
+        "decoding": {
+            "method": "beam",
+            "beam_size": module.beam_size,
+            "alpha": module.alpha,
+            "n_best": module.n_best,
+            "max_extra_length": module.max_extra_length,
+            "max_beam_size": module.max_beam_size,
+            "max_extra_length_limit": module.max_extra_length_limit,
+            "max_input_length": module.max_input_length,
+            "buffer_length": module.buffer_length,
+        },
+        "signatures": ["serving_default", "translate", "translate_ids"],
+        "versions": {
+            "tensorflow": tf.__version__,
+            "tensorflow_text": tensorflow_text.__version__,
+            "keras": keras.__version__,
+        },
+        "record": record,
+    }

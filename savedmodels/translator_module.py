@@ -1,0 +1,363 @@
+"""The exported translator: tokenizer + model + cached beam search in one graph.
+
+`TranslatorModule` is a `tf.Module` that `tf.saved_model.save` writes as a
+self-contained SavedModel: raw `tf.string` sentences in, n-best translations and
+scores out. The SentencePiece model is embedded in the graph (it is an attribute
+of tensorflow-text's `SentencepieceOp`, recreated on load), the model's weights
+are saved variables, and the search is `keras_transformer.decoding.translate`
+traced into the graph. Loading it needs only `tensorflow` and
+`tensorflow_text` (for the SentencePiece ops), not this repository.
+
+Signatures (method name `tensorflow/serving/predict`):
+
+- `serving_default(text [B] string) -> {translations [B, n] string, scores
+  [B, n] float32}`, with the beam size, alpha, n-best and extra length fixed at
+  export.
+- `translate(text [B] string, beam_size, alpha, max_extra_length, n_best)`:
+  the same outputs with the decoding parameters given per request (scalars;
+  int32, float32, int32, int32).
+- `translate_ids(source_ids [B, S] int32, beam_size, alpha, max_extra_length,
+  n_best) -> {ids [B, n, T] int32, scores [B, n] float32}`: ids as the model
+  sees them (tokens, eos, then 0 for padding), for evaluation pipelines that
+  tokenize themselves. T is the longest hypothesis of the batch.
+
+Choices, all recorded in `BUILD_NOTES.md`:
+
+- **Per-request beam size** selects one of `max_beam_size` searches traced at
+  export (`tf.switch_case` over K = 1 .. `max_beam_size`), so each request runs
+  exactly the search `translate(..., beam_size=K)` runs in Python (the top n of
+  one wide beam would give other hypotheses). Alpha and the extra length are
+  ordinary tensors.
+- **Input length**: text is truncated to `max_input_length - 1` pieces before
+  eos is appended (so the model never sees more than `max_input_length`
+  positions, by default the model's `max_sequence_length`, the training
+  length limit); `translate_ids` keeps the first `max_input_length` columns.
+- **Fixed buffer**: the decoding buffer has `max_input_length +
+  max_extra_length_limit` positions for every batch (the search's buffer size
+  must be a Python int); each sentence still stops at its own source length +
+  `max_extra_length` (paper §6.1), so results equal Python `translate`.
+- **Empty input** (no piece: empty or whitespace-only text, or a row of only
+  pad/eos ids) gives empty translations with score 0.
+- **Invalid UTF-8** is replaced, not refused: each invalid byte sequence
+  becomes U+FFFD (`tf.strings.unicode_transcode(errors="replace")`), as
+  Python's `bytes.decode("utf-8", errors="replace")` does, so one bad line does
+  not fail a whole batch.
+
+Notation: B batch, S source length, K beams, n n-best, T target length.
+"""
+
+import keras
+import tensorflow as tf
+
+from keras_transformer.decoding.translate import translate
+from pipelines.special_tokens import BOS_ID, EOS_ID, PAD_ID
+
+SCALAR_SPECS = {
+    "beam_size": tf.TensorSpec([], tf.int32, name="beam_size"),
+    "alpha": tf.TensorSpec([], tf.float32, name="alpha"),
+    "max_extra_length": tf.TensorSpec([], tf.int32, name="max_extra_length"),
+    "n_best": tf.TensorSpec([], tf.int32, name="n_best"),
+}
+TEXT_SPEC = tf.TensorSpec([None], tf.string, name="text")
+IDS_SPEC = tf.TensorSpec([None, None], tf.int32, name="source_ids")
+
+
+def _check_positive_int(name, value, allow_zero=False):
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise ValueError(
+            f"`{name}` must be a {'non-negative' if allow_zero else 'positive'} "
+            f"integer. Received: {name}={value}"
+        )
+    if value == 0 and not allow_zero:
+        raise ValueError(f"`{name}` must be a positive integer. Received: {name}=0")
+
+
+class TranslatorModule(tf.Module):
+    """A `Transformer` and its tokenizer as a servable `tf.Module`.
+
+    See the module docstring for the signatures and their behaviour. Save it
+    with `tf.saved_model.save(module, path, signatures=module.signatures())`,
+    or use `savedmodels.export_translator`, which also writes the TF Serving
+    layout and the reproducibility record. TensorFlow backend only.
+
+    Args:
+        model: a `keras_transformer.Transformer` with one (shared) vocabulary
+            for source and target, as the tokenizer's.
+        tokenizer: a `pipelines.SentencePieceTokenizer` (anything with
+            `tokenize(strings) -> RaggedTensor`, `detokenize(ids) -> strings`
+            and `vocab_size`, tracked as a `tf.Module`).
+        beam_size: int. K of `serving_default`. Defaults to `4` (§6.1).
+        alpha: float >= 0. Length penalty of `serving_default`. Defaults to
+            `0.6` (§6.1).
+        n_best: int in `[1, beam_size]`. Hypotheses returned by
+            `serving_default`. Defaults to `1`.
+        max_extra_length: int. Output tokens beyond the source length in
+            `serving_default` (§6.1: 50). Defaults to `50`.
+        max_beam_size: int. The largest per-request beam size. Defaults to
+            `8`.
+        max_extra_length_limit: int. The largest per-request
+            `max_extra_length`. Defaults to `max_extra_length`.
+        max_input_length: int. Source positions, eos included; longer inputs
+            are truncated. Defaults to the model's `max_sequence_length`.
+        name: str. Module name. Defaults to `"translator"`.
+
+    Example:
+
+    >>> module = TranslatorModule(model, tokenizer)
+    >>> out = module.serving_default(tf.constant(["Hello world."]))
+    >>> out["translations"].shape  # [B, n]
+    TensorShape([1, 1])
+    """
+
+    def __init__(
+        self,
+        model,
+        tokenizer,
+        beam_size=4,
+        alpha=0.6,
+        n_best=1,
+        max_extra_length=50,
+        max_beam_size=8,
+        max_extra_length_limit=None,
+        max_input_length=None,
+        name="translator",
+    ):
+        if keras.backend.backend() != "tensorflow":
+            raise ValueError(
+                "The exported translator needs the TensorFlow backend. "
+                f"Received: backend={keras.backend.backend()}"
+            )
+        super().__init__(name=name)
+        if max_extra_length_limit is None:
+            max_extra_length_limit = max_extra_length
+        if max_input_length is None:
+            max_input_length = model.max_sequence_length
+        _check_positive_int("max_beam_size", max_beam_size)
+        _check_positive_int("beam_size", beam_size)
+        _check_positive_int("n_best", n_best)
+        _check_positive_int("max_extra_length", max_extra_length, allow_zero=True)
+        _check_positive_int(
+            "max_extra_length_limit", max_extra_length_limit, allow_zero=True
+        )
+        _check_positive_int("max_input_length", max_input_length)
+        if beam_size > max_beam_size:
+            raise ValueError(
+                "`beam_size` must be at most `max_beam_size`. Received: "
+                f"beam_size={beam_size}, max_beam_size={max_beam_size}"
+            )
+        if n_best > beam_size:
+            raise ValueError(
+                "`n_best` must be at most `beam_size`. Received: "
+                f"n_best={n_best}, beam_size={beam_size}"
+            )
+        if max_extra_length > max_extra_length_limit:
+            raise ValueError(
+                "`max_extra_length` must be at most `max_extra_length_limit`. "
+                f"Received: max_extra_length={max_extra_length}, "
+                f"max_extra_length_limit={max_extra_length_limit}"
+            )
+        if not float(alpha) >= 0:
+            raise ValueError(f"`alpha` must be >= 0. Received: alpha={alpha}")
+        if max_input_length < 2:
+            raise ValueError(
+                "`max_input_length` must leave room for a piece and eos. "
+                f"Received: max_input_length={max_input_length}"
+            )
+        if tokenizer.vocab_size != model.target_vocab_size:
+            raise ValueError(
+                "The tokenizer and the model must share one vocabulary. Received: "
+                f"tokenizer.vocab_size={tokenizer.vocab_size}, "
+                f"model.target_vocab_size={model.target_vocab_size}"
+            )
+        self.beam_size = beam_size
+        self.alpha = float(alpha)
+        self.n_best = n_best
+        self.max_extra_length = max_extra_length
+        self.max_beam_size = max_beam_size
+        self.max_extra_length_limit = max_extra_length_limit
+        self.max_input_length = max_input_length
+        buffer_length = max_input_length + max_extra_length_limit
+        if model.position_encoding == "learned":
+            buffer_length = min(buffer_length, model.max_sequence_length)
+        self.buffer_length = buffer_length
+
+        # Tracked: the tokenizer (its SentencePiece resource) and the weights.
+        # The Keras model itself stays out of the object graph, in a closure.
+        self.tokenizer = tokenizer
+        self.model_variables = list(model.variables)
+        self._search = _make_search(model, buffer_length, max_beam_size)
+
+        self.serving_default = tf.function(
+            self._serving_default, input_signature=[TEXT_SPEC], autograph=False
+        )
+        self.translate = tf.function(
+            self._translate_text,
+            input_signature=[TEXT_SPEC, *SCALAR_SPECS.values()],
+            autograph=False,
+        )
+        self.translate_ids = tf.function(
+            self._translate_ids,
+            input_signature=[IDS_SPEC, *SCALAR_SPECS.values()],
+            autograph=False,
+        )
+
+    def signatures(self):
+        """`{name: concrete function}` for `tf.saved_model.save`."""
+        return {
+            "serving_default": self.serving_default.get_concrete_function(),
+            "translate": self.translate.get_concrete_function(),
+            "translate_ids": self.translate_ids.get_concrete_function(),
+        }
+
+    # === Signatures ===
+
+    # The text signatures call `translate_ids`, so the searches are traced
+    # (and stored in the SavedModel) once.
+
+    def _serving_default(self, text):
+        return self.translate(
+            text,
+            tf.constant(self.beam_size),
+            tf.constant(self.alpha),
+            tf.constant(self.max_extra_length),
+            tf.constant(self.n_best),
+        )
+
+    def _translate_text(self, text, beam_size, alpha, max_extra_length, n_best):
+        source_ids = self._text_to_ids(text)
+        outputs = self.translate_ids(
+            source_ids, beam_size, alpha, max_extra_length, n_best
+        )
+        ids, scores = outputs["ids"], outputs["scores"]
+        batch_size, n = tf.shape(ids)[0], tf.shape(ids)[1]
+        # [B, n, T] -> [B*n, T] -> [B*n] -> [B, n]; pad, bos, eos are dropped
+        flat = tf.reshape(ids, [batch_size * n, tf.shape(ids)[2]])
+        translations = tf.reshape(self.tokenizer.detokenize(flat), [batch_size, n])
+        return {"translations": translations, "scores": scores}
+
+    def _translate_ids(self, source_ids, beam_size, alpha, max_extra_length, n_best):
+        source_ids = source_ids[:, : self.max_input_length]
+        ids, scores = self._run(source_ids, beam_size, alpha, max_extra_length, n_best)
+        return {"ids": ids, "scores": scores}
+
+    # === Pieces ===
+
+    def _text_to_ids(self, text):
+        """`tf.string` [B] -> int32 [B, S]: pieces (truncated), eos, padding."""
+        text = tf.strings.unicode_transcode(
+            text,
+            "UTF-8",
+            "UTF-8",
+            errors="replace",
+            replacement_char=0xFFFD,
+            replace_control_characters=False,
+        )
+        # [B, (N)] -> [B, (N')], N' <= max_input_length - 1
+        pieces = self.tokenizer.tokenize(text)[:, : self.max_input_length - 1]
+        eos = tf.fill([pieces.nrows(), 1], tf.constant(EOS_ID, pieces.dtype))
+        # [B, (N' + 1)] -> [B, S]
+        source = tf.concat([pieces, eos], axis=1)
+        return tf.cast(source.to_tensor(default_value=PAD_ID), tf.int32)
+
+    def _run(self, source_ids, beam_size, alpha, max_extra_length, n_best):
+        """Checks the request, searches, keeps n best, blanks empty inputs."""
+        checks = _check_request(
+            beam_size,
+            alpha,
+            max_extra_length,
+            n_best,
+            self.max_beam_size,
+            self.max_extra_length_limit,
+        )
+        with tf.control_dependencies(checks):
+            source_ids = tf.identity(source_ids)
+        if isinstance(beam_size, int):
+            ids, scores = self._search[beam_size](source_ids, alpha, max_extra_length)
+        else:
+            ids, scores = tf.switch_case(
+                beam_size - 1,
+                [
+                    lambda k=k: self._search[k](source_ids, alpha, max_extra_length)
+                    for k in range(1, self.max_beam_size + 1)
+                ],
+            )
+        # [B, K_max, T] -> [B, n, T] and [B, K_max] -> [B, n]
+        ids, scores = ids[:, :n_best], scores[:, :n_best]
+        # [B, S] -> [B]: no piece at all (empty or whitespace-only input)
+        is_empty = tf.reduce_all(
+            tf.logical_or(tf.equal(source_ids, PAD_ID), tf.equal(source_ids, EOS_ID)),
+            axis=1,
+        )
+        ids = tf.where(is_empty[:, None, None], tf.zeros_like(ids), ids)
+        scores = tf.where(is_empty[:, None], tf.zeros_like(scores), scores)
+        # [B, n, T] -> [B, n, T'], T' the longest hypothesis of the batch
+        lengths = tf.reduce_sum(tf.cast(tf.not_equal(ids, PAD_ID), tf.int32), -1)
+        return ids[:, :, : _reduce_max_or_zero(lengths)], scores
+
+
+def _reduce_max_or_zero(x):
+    """The largest element of `x`, 0 when `x` is empty (a batch of 0)."""
+    return tf.reduce_max(tf.concat([tf.reshape(x, [-1]), [0]], axis=0))
+
+
+def _check_request(beam_size, alpha, max_extra_length, n_best, max_beam_size, limit):
+    """Graph assertions on the per-request parameters (InvalidArgument)."""
+    if isinstance(beam_size, int):  # serving_default: validated at export
+        return []
+    return [
+        tf.debugging.assert_greater_equal(
+            beam_size, 1, message="beam_size must be >= 1"
+        ),
+        tf.debugging.assert_less_equal(
+            beam_size,
+            max_beam_size,
+            message=f"beam_size must be <= max_beam_size={max_beam_size}",
+        ),
+        tf.debugging.assert_greater_equal(n_best, 1, message="n_best must be >= 1"),
+        tf.debugging.assert_less_equal(
+            n_best, beam_size, message="n_best must be <= beam_size"
+        ),
+        tf.debugging.assert_greater_equal(alpha, 0.0, message="alpha must be >= 0"),
+        tf.debugging.assert_all_finite(alpha, message="alpha must be finite"),
+        tf.debugging.assert_greater_equal(
+            max_extra_length, 0, message="max_extra_length must be >= 0"
+        ),
+        tf.debugging.assert_less_equal(
+            max_extra_length,
+            limit,
+            message=f"max_extra_length must be <= max_extra_length_limit={limit}",
+        ),
+    ]
+
+
+def _make_search(model, buffer_length, max_beam_size):
+    """`{K: fn(source_ids, alpha, max_extra_length) -> (ids [B, K_max, T],
+    scores [B, K_max])}`, Python `translate` with beam size K, padded to
+    `max_beam_size` hypotheses (score -inf) so that every K has one shape."""
+
+    def search(beam_size):
+        def fn(source_ids, alpha, max_extra_length):
+            if not isinstance(alpha, float):
+                # Checked in the graph by `_check_request`.
+                alpha = tf.cast(alpha, tf.float32)
+            ids, scores = translate(
+                model,
+                source_ids,
+                bos_id=BOS_ID,
+                eos_id=EOS_ID,
+                method="beam",
+                beam_size=beam_size,
+                alpha=alpha,
+                max_extra_length=max_extra_length,
+                max_length=buffer_length,
+            )
+            missing = max_beam_size - beam_size
+            ids = tf.pad(ids, [[0, 0], [0, missing], [0, 0]])
+            scores = tf.pad(
+                scores, [[0, 0], [0, missing]], constant_values=float("-inf")
+            )
+            return ids, scores
+
+        return fn
+
+    return {k: search(k) for k in range(1, max_beam_size + 1)}
