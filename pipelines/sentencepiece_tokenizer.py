@@ -192,12 +192,6 @@ class SentencePieceTokenizer(tf.Module):
     @classmethod
     def load(cls, path: str | os.PathLike) -> "SentencePieceTokenizer":
         """Reads an artefact written by `save`, checking its fingerprint."""
-        from pipelines.tokenizer_artifact import read_artifact
+        from pipelines.tokenizer_artifact import read_artifact_of_kind
 
-        kind, payload = read_artifact(path)
-        if kind != KIND:
-            raise ValueError(
-                f"Expected a {KIND!r} tokenizer artefact. Received: kind={kind!r} "
-                f"in {path}"
-            )
-        return cls(payload)
+        return cls.from_payload(read_artifact_of_kind(path, KIND))

@@ -87,6 +87,17 @@ def read_artifact(path: str | os.PathLike) -> tuple[str, bytes]:
     return kind, payload
 
 
+def read_artifact_of_kind(path: str | os.PathLike, kind: str) -> bytes:
+    """Reads and verifies an artefact that must be of `kind`; returns its payload."""
+    found, payload = read_artifact(path)
+    if found != kind:
+        raise ValueError(
+            f"Expected a {kind!r} tokenizer artefact. Received: kind={found!r} "
+            f"in {path}"
+        )
+    return payload
+
+
 def load_tokenizer(path: str | os.PathLike):
     """Loads a tokenizer artefact of either kind.
 
