@@ -10,8 +10,8 @@ import sys
 
 import numpy as np
 import tensorflow as tf
+from tiny_setup import reversal_pairs, tiny_transformer
 
-from keras_transformer import TransformerConfig, build_transformer
 from keras_transformer.training import compile_transformer, make_strategy
 from keras_transformer.training.step_counter import optimizer_step
 
@@ -23,25 +23,10 @@ import keras  # noqa: E402
 keras.config.disable_traceback_filtering()
 
 keras.utils.set_random_seed(3)
-rng = np.random.default_rng(0)
-source = rng.integers(4, 30, (32, 6)).astype("int32")
-target = np.concatenate([source[:, ::-1], np.full((32, 1), 3)], 1).astype("int32")
-decoder_input = np.concatenate([np.full((32, 1), 2), target[:, :-1]], 1).astype("int32")
-dataset = tf.data.Dataset.from_tensor_slices(
-    ({"source_ids": source, "target_ids": decoder_input}, target)
-).batch(8)
+dataset = tf.data.Dataset.from_tensor_slices(reversal_pairs(32)).batch(8)
 
 with strategy.scope():
-    model = build_transformer(
-        TransformerConfig(
-            num_layers=1,
-            d_model=16,
-            d_ff=32,
-            num_heads=2,
-            dropout=0.0,
-            source_vocab_size=30,
-        )
-    )
+    model = tiny_transformer()
     compile_transformer(model, warmup_steps=4, learning_rate_scale=2.0)
 initial = [np.array(w) for w in model.weights]
 model.fit(dataset, epochs=1, verbose=0)

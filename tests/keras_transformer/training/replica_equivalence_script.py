@@ -21,8 +21,8 @@ tf.config.set_logical_device_configuration(
 )
 
 import keras  # noqa: E402
+from tiny_setup import tiny_transformer  # noqa: E402
 
-from keras_transformer import TransformerConfig, build_transformer  # noqa: E402
 from keras_transformer.training import (  # noqa: E402
     LabelSmoothedCrossEntropy,
     compile_transformer,
@@ -67,16 +67,7 @@ class LocallyNormalisedLoss(LabelSmoothedCrossEntropy):
 def train(strategy, local_loss=False):
     keras.utils.set_random_seed(7)
     with strategy.scope():
-        model = build_transformer(
-            TransformerConfig(
-                num_layers=1,
-                d_model=16,
-                d_ff=32,
-                num_heads=2,
-                dropout=0.0,
-                source_vocab_size=40,
-            )
-        )
+        model = tiny_transformer(vocab_size=40)
         compile_transformer(model, optimizer=keras.optimizers.SGD(0.5))
         if local_loss:
             model.compile(

@@ -7,7 +7,6 @@ Deterministic: fixed seeds, TF op determinism, a seeded reshuffling pipeline.
 On completion it writes the final weights to RESULT.npz.
 """
 
-import os
 import sys
 import time
 
@@ -17,8 +16,8 @@ import tensorflow as tf
 tf.config.experimental.enable_op_determinism()
 
 import keras  # noqa: E402
+from tiny_setup import reversal_pairs, tiny_transformer  # noqa: E402
 
-from keras_transformer import TransformerConfig, build_transformer  # noqa: E402
 from keras_transformer.training import compile_transformer, fit_resumable  # noqa: E402
 from keras_transformer.training.step_counter import optimizer_step  # noqa: E402
 
@@ -26,28 +25,12 @@ output_dir, result_path = sys.argv[1], sys.argv[2]
 slow = "--slow" in sys.argv
 
 keras.utils.set_random_seed(11)
-rng = np.random.default_rng(0)
-source = rng.integers(4, 30, (48, 6)).astype("int32")
-target = np.concatenate([source[:, ::-1], np.full((48, 1), 3)], 1).astype("int32")
-decoder_input = np.concatenate([np.full((48, 1), 2), target[:, :-1]], 1).astype("int32")
 dataset = (
-    tf.data.Dataset.from_tensor_slices(
-        ({"source_ids": source, "target_ids": decoder_input}, target)
-    )
+    tf.data.Dataset.from_tensor_slices(reversal_pairs(48))
     .shuffle(48, seed=5, reshuffle_each_iteration=True)
     .batch(8)
 )
-
-model = build_transformer(
-    TransformerConfig(
-        num_layers=1,
-        d_model=16,
-        d_ff=32,
-        num_heads=2,
-        dropout=0.1,
-        source_vocab_size=30,
-    )
-)
+model = tiny_transformer(dropout=0.1)
 compile_transformer(model, warmup_steps=10, learning_rate_scale=2.0)
 
 
@@ -59,7 +42,7 @@ class Slow(keras.callbacks.Callback):
 fit_resumable(
     model,
     dataset,
-    total_steps=int(os.environ.get("TOTAL_STEPS", "24")),
+    total_steps=24,
     output_dir=output_dir,
     steps_per_epoch=4,
     checkpoint_every_steps=8,
