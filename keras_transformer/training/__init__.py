@@ -15,6 +15,7 @@ from keras_transformer.training.rotating_checkpoints import (
     list_checkpoints,
 )
 from keras_transformer.training.throughput import TargetTokens, ThroughputLogger
+from keras_transformer.training.time_limit import TimeLimit
 from keras_transformer.training.training_backup import TrainingBackup
 from keras_transformer.training.transformer_schedule import TransformerSchedule
 
@@ -26,6 +27,7 @@ __all__ = [
     "RotatingCheckpoints",
     "TargetTokens",
     "ThroughputLogger",
+    "TimeLimit",
     "TrainingBackup",
     "TransformerSchedule",
     "compile_transformer",

@@ -7,6 +7,7 @@ import keras
 
 from keras_transformer.training.rotating_checkpoints import RotatingCheckpoints
 from keras_transformer.training.throughput import ThroughputLogger
+from keras_transformer.training.time_limit import TimeLimit
 from keras_transformer.training.training_backup import TrainingBackup
 
 
@@ -22,6 +23,7 @@ def fit_resumable(
     record=None,
     callbacks=None,
     verbose="auto",
+    max_minutes=None,
 ):
     """Trains `model` for `total_steps` batches of `dataset`, resuming if it can.
 
@@ -55,6 +57,9 @@ def fit_resumable(
         record: dict written beside each checkpoint.
         callbacks: more Keras callbacks.
         verbose: `model.fit` verbosity.
+        max_minutes: float or `None`. Also stop, at an epoch end, before this
+            much wall-clock time has passed in this call (`TimeLimit`); a
+            restarted run gets the budget again. Defaults to `None`.
 
     Returns:
         The `keras.callbacks.History` of this run (`None` if the backup was
@@ -87,6 +92,7 @@ def fit_resumable(
         steps_per_epoch=steps_per_epoch,
         initial_epoch=initial_epoch,
         callbacks=[
+            *([TimeLimit(max_minutes)] if max_minutes is not None else []),
             keras.callbacks.TerminateOnNaN(),
             backup,
             checkpoints,

@@ -5,6 +5,9 @@ from keras import ops
 
 
 def optimizer_step(model):
-    """`model.optimizer.iterations` as an int (also for distributed variables,
-    which `int()` does not accept)."""
-    return int(np.asarray(ops.convert_to_numpy(model.optimizer.iterations.value)))
+    """`model.optimizer.iterations` as an int: updates, also under gradient
+    accumulation (where Keras returns a tensor: batches // accumulation steps)
+    and for distributed variables (which `int()` does not accept)."""
+    iterations = model.optimizer.iterations
+    iterations = getattr(iterations, "value", iterations)
+    return int(np.asarray(ops.convert_to_numpy(iterations)))
