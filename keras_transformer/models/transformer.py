@@ -210,16 +210,28 @@ class Transformer(keras.Model):
             return LearnedPositionEmbedding(max_sequence_length, dtype=dtype, name=name)
         return SinusoidalPositionEncoding(dtype=dtype, name=name)
 
-    def _encode(self, source_ids, training=None):
+    def _encode(self, source_ids, training=None, return_attention_scores=False):
         source_mask = padding_mask(source_ids, PAD_ID)
         # [B, S] -> [B, S, D]; sqrt(d_model) scaling inside the embedding (§3.4)
         x = self.source_embedding(source_ids)
         x = x + self.encoder_position(x)
         x = self.encoder_embedding_dropout(x, training=training)
+        scores = []
         for block in self.encoder_blocks:
-            x = block(x, padding_mask=source_mask, training=training)
+            x = block(
+                x,
+                padding_mask=source_mask,
+                training=training,
+                return_attention_scores=return_attention_scores,
+            )
+            if return_attention_scores:
+                # [B, H, S, S] per layer
+                x, block_scores = x
+                scores.append(block_scores)
         if self.encoder_final_norm is not None:
             x = self.encoder_final_norm(x)
+        if return_attention_scores:
+            return x, source_mask, scores
         return x, source_mask
 
     def _decode(
@@ -231,32 +243,49 @@ class Transformer(keras.Model):
         layer_caches=None,
         index=None,
         training=None,
+        return_attention_scores=False,
     ):
-        """The decoder stack and the softmax projection, cached or not."""
+        """The decoder stack and the softmax projection, cached or not.
+
+        Returns `(logits, new_caches)`, and with `return_attention_scores` a
+        third item `{"decoder": [B, H, T, T_keys] per layer, "cross": [B, H, T,
+        S] per layer}` (T_keys is the cache length in the cached path).
+        """
         start_index = 0 if index is None else index
         # [B, T] -> [B, T, D]
         x = self.target_embedding(target_ids)
         x = x + self.decoder_position(x, start_index=start_index)
         x = self.decoder_embedding_dropout(x, training=training)
         new_caches = []
+        scores = {"decoder": [], "cross": []}
         for i, block in enumerate(self.decoder_blocks):
             if layer_caches is None:
-                x = block(
+                outputs = block(
                     x,
                     encoder_output,
                     decoder_padding_mask=target_padding_mask,
                     encoder_padding_mask=encoder_padding_mask,
                     training=training,
+                    return_attention_scores=return_attention_scores,
                 )
+            else:
+                outputs = block(
+                    x,
+                    encoder_padding_mask=encoder_padding_mask,
+                    self_attention_cache=layer_caches[i]["self_attention"],
+                    self_attention_cache_update_index=index,
+                    cross_attention_cache=layer_caches[i]["cross_attention"],
+                    training=training,
+                    return_attention_scores=return_attention_scores,
+                )
+            outputs = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
+            x = outputs.pop(0)
+            if return_attention_scores:
+                scores["decoder"].append(outputs.pop(0))
+                scores["cross"].append(outputs.pop(0))
+            if layer_caches is None:
                 continue
-            x, self_cache = block(
-                x,
-                encoder_padding_mask=encoder_padding_mask,
-                self_attention_cache=layer_caches[i]["self_attention"],
-                self_attention_cache_update_index=index,
-                cross_attention_cache=layer_caches[i]["cross_attention"],
-                training=training,
-            )
+            self_cache = outputs.pop(0)
             new_caches.append(
                 {
                     "self_attention": self_cache,
@@ -267,6 +296,8 @@ class Transformer(keras.Model):
             x = self.decoder_final_norm(x)
         # [B, T, D] -> [B, T, V], the tied pre-softmax projection (§3.4)
         logits = self.target_embedding(x, reverse=True)
+        if return_attention_scores:
+            return ops.cast(logits, "float32"), new_caches, scores
         return ops.cast(logits, "float32"), new_caches
 
     def encode(self, source_ids, training=False):
@@ -334,7 +365,9 @@ class Transformer(keras.Model):
             "layers": layers,
         }
 
-    def decode_step(self, target_ids, cache, index, training=False):
+    def decode_step(
+        self, target_ids, cache, index, training=False, return_attention_scores=False
+    ):
         """Runs the decoder on new target positions, reading and updating the cache.
 
         Args:
@@ -343,21 +376,61 @@ class Transformer(keras.Model):
             cache: the dict of `init_cache` (or of the previous step).
             index: int or scalar int tensor, the position of `target_ids[:, 0]`.
             training: bool. Whether dropout is active. Defaults to `False`.
+            return_attention_scores: bool. Also return the attention weights of
+                the new positions. Defaults to `False`.
 
         Returns:
-            A tuple `(logits [B, t, V] float32, updated cache)`.
+            A tuple `(logits [B, t, V] float32, updated cache)`; with
+            `return_attention_scores` a third item `{"decoder": [B, H, t,
+            max_length] per layer (zero on the slots after the new positions),
+            "cross": [B, H, t, S] per layer}`.
         """
-        logits, layers = self._decode(
+        logits, layers, *scores = self._decode(
             target_ids,
             encoder_padding_mask=cache["source_padding_mask"],
             layer_caches=cache["layers"],
             index=index,
             training=training,
+            return_attention_scores=return_attention_scores,
         )
-        return logits, {
+        cache = {
             "source_padding_mask": cache["source_padding_mask"],
             "layers": layers,
         }
+        return (logits, cache, *scores)
+
+    def attention_scores(self, source_ids, target_ids, training=False):
+        """The attention weights of every layer for one teacher-forced pass.
+
+        Runs the same layers, weights and masks as the functional model (source
+        padding; causal and target padding in decoder self-attention), asking
+        each block for its softmax(Q K^T / sqrt(d_k)) weights (§3.2.1). Masked
+        positions are exactly zero. Used to draw pictures like the paper's
+        Figures 3-5 (`keras_transformer.visualization`).
+
+        Args:
+            source_ids: int tensor `[B, S]`, 0 for padding.
+            target_ids: int tensor `[B, T]`, the target shifted right.
+            training: bool. Whether dropout is active. Defaults to `False`.
+
+        Returns:
+            A dict of lists with one tensor per layer, bottom layer first:
+            `"encoder"` self-attention `[B, H, S, S]`, `"decoder"`
+            self-attention `[B, H, T, T]` and `"cross"` (encoder-decoder)
+            attention `[B, H, T, S]`.
+        """
+        encoder_output, source_mask, encoder_scores = self._encode(
+            source_ids, training=training, return_attention_scores=True
+        )
+        _, _, decoder_scores = self._decode(
+            target_ids,
+            encoder_padding_mask=source_mask,
+            encoder_output=encoder_output,
+            target_padding_mask=padding_mask(target_ids, PAD_ID),
+            training=training,
+            return_attention_scores=True,
+        )
+        return {"encoder": encoder_scores, **decoder_scores}
 
     def get_config(self):
         return {
