@@ -1,5 +1,4 @@
-"""A generated sequence-reversal task: the default job until the bundled corpus
-pipeline and training recipe land, and a quick end-to-end check of the model.
+"""A generated sequence-reversal task: a quick end-to-end check of the model.
 
 Sources are random token sequences; the target is the source reversed. Solving
 it needs attention from every target position to a distant source position, so

@@ -2,7 +2,7 @@ import dataclasses
 
 import numpy as np
 
-from keras_transformer import toy_task
+from tests.keras_transformer import reversal_task as toy_task
 
 
 def test_reversal_data_layout():

@@ -1,0 +1,11 @@
+"""The `keras-transformer` command line: thin wiring of library functions.
+
+One module per subcommand, each an importable function (`prepare`, `train`,
+`average`, `evaluate`, `translate_lines`, `export`, `attention`, `run_demo`);
+`main` only parses arguments. The command line is the one part of
+`keras_transformer` that imports `pipelines` and `savedmodels` (DESIGN.md).
+"""
+
+from keras_transformer.cli.main import build_parser, main
+
+__all__ = ["build_parser", "main"]

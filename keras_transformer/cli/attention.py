@@ -1,0 +1,65 @@
+"""`keras-transformer attention`: one sentence's attention as a PNG (Figures 3-5)."""
+
+import numpy as np
+
+from keras_transformer.cli.data import source_ids_fn
+from keras_transformer.cli.trained_model import load_trained_model
+from keras_transformer.cli.user_error import UserError
+from keras_transformer.decoding.translate import translate
+from keras_transformer.visualization import render_attention
+
+BOS_ID, EOS_ID = 2, 3
+
+
+def _pieces(tokenizer, ids):
+    return [p.decode("utf-8") for p in tokenizer.id_to_piece(ids).numpy()]
+
+
+def attention(
+    run_dir,
+    sentence,
+    png,
+    target=None,
+    kind="cross",
+    layer=-1,
+    heads=None,
+    weights=None,
+    verbose=1,
+):
+    """Draws a trained model's attention weights for `sentence` to `png`.
+
+    The target side is `target` when given (teacher forcing), otherwise the
+    model's greedy translation of `sentence`. Columns are source pieces (eos
+    last); rows are the decoder's input pieces (bos first) for the decoder
+    kinds, source pieces for `"encoder"`.
+
+    Returns:
+        `(path, weights)`: the PNG path and the plotted `[heads, rows, cols]`.
+    """
+    _, tokenizer, model, _ = load_trained_model(run_dir, weights)
+    if not sentence.strip():
+        raise UserError("--sentence is empty. Received: sentence=''")
+    source = np.array([source_ids_fn(tokenizer)(sentence)], "int32")  # [1, S]
+    if target is None:
+        ids, _ = translate(model, source, bos_id=BOS_ID, eos_id=EOS_ID, method="greedy")
+        output = [int(i) for i in np.asarray(ids)[0, 0] if i not in (0, EOS_ID)]
+    else:
+        output = tokenizer.tokenize([target]).to_list()[0]
+    target_in = np.array([[BOS_ID, *output]], "int32")  # [1, T]
+    try:
+        path, plotted = render_attention(
+            model,
+            source,
+            target_in,
+            _pieces(tokenizer, source[0]),
+            _pieces(tokenizer, target_in[0]),
+            png,
+            kind=kind,
+            layer=layer,
+            heads=heads,
+        )
+    except ImportError as error:
+        raise UserError(str(error)) from None
+    if verbose:
+        print(f"Attention ({kind}, layer {layer}): {path}")
+    return path, plotted

@@ -1,0 +1,54 @@
+"""`keras-transformer average`: the mean of the last checkpoints (§6.1)."""
+
+import os
+import re
+
+from keras_transformer.cli.run_directory import RunDirectory
+from keras_transformer.cli.user_error import UserError
+from keras_transformer.training.atomic_files import atomic_write_json, read_json
+
+STEP = re.compile(r"ckpt-(\d+)\.weights\.h5")
+
+
+def average(run_dir, last=None, verbose=1):
+    """Averages the last `last` checkpoints of a run into `averaged/`.
+
+    "For the base models, we used a single model obtained by averaging the
+    last 5 checkpoints ... For the big models, we averaged the last 20" (§6.1).
+    With fewer checkpoints than `last`, all of them are averaged (and the
+    record says how many). Averaging the same checkpoints again returns the
+    existing file.
+
+    Args:
+        run_dir: str. The run directory.
+        last: int or `None`. Checkpoints to average; `None` takes the recipe's
+            `average_last`.
+        verbose: int.
+
+    Returns:
+        The path of the averaged `.weights.h5`.
+    """
+    # Imported here: savedmodels sits above keras_transformer (DESIGN.md), and
+    # only the command line reaches into it.
+    from savedmodels import average_checkpoints
+
+    run = RunDirectory(run_dir)
+    recipe = run.read_recipe()
+    last = recipe.average_last if last is None else last
+    if not isinstance(last, int) or last < 1:
+        raise UserError(f"--last must be a positive integer. Received: last={last}")
+    checkpoints = run.checkpoints()[-last:]
+    if not checkpoints:
+        raise UserError(f"No checkpoints to average in {run.checkpoint_dir}.")
+    steps = [int(STEP.fullmatch(os.path.basename(p))[1]) for p in checkpoints]
+    name = f"avg-{steps[0]:08d}-{steps[-1]:08d}-n{len(steps)}"
+    output = os.path.join(run.averaged_dir, f"{name}.weights.h5")
+    if not os.path.exists(output):
+        os.makedirs(run.averaged_dir, exist_ok=True)
+        average_checkpoints(checkpoints, output)
+        record = read_json(checkpoints[-1].replace(".weights.h5", ".json"))
+        record.update(averaged_steps=steps, step=steps[-1])
+        atomic_write_json(record, output.replace(".weights.h5", ".json"))
+    if verbose:
+        print(f"Averaged {len(steps)} checkpoint(s), steps {steps}: {output}")
+    return output

@@ -1,0 +1,124 @@
+"""The layout of a run directory, shared by every subcommand.
+
+```
+<run_dir>/recipe.json        the resolved recipe (written by prepare/train)
+<run_dir>/tokenizer.model    the tokenizer artefact (pipelines)
+<run_dir>/data/              tokenized training cache, filter report
+<run_dir>/backup/            resume state (fit_resumable)
+<run_dir>/checkpoints/       ckpt-<step>.weights.h5 + .json, the last K
+<run_dir>/logs/              TensorBoard
+<run_dir>/averaged/          avg-<steps>.weights.h5 + .json (average)
+<run_dir>/eval/              <split>.json scores, <split>.txt translations
+<run_dir>/export/<version>/  the SavedModel (export)
+```
+"""
+
+import dataclasses
+import glob
+import json
+import os
+
+from keras_transformer.cli.user_error import UserError
+from keras_transformer.recipes import Recipe
+from keras_transformer.training import list_checkpoints
+from keras_transformer.training.atomic_files import atomic_write_json
+
+# Recipe fields a run may change between invocations; the others fix the data,
+# tokenizer or model, so a run directory refuses a recipe that differs in them.
+MUTABLE_FIELDS = (
+    "description",
+    "train_steps",
+    "train_minutes",
+    "average_last",
+    "beam_size",
+    "alpha",
+    "max_extra_length",
+    "checkpoint_every_minutes",
+    "checkpoint_every_steps",
+    "keep_checkpoints",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class RunDirectory:
+    """Paths of one training run (see the module docstring)."""
+
+    path: str
+
+    def join(self, *parts):
+        return os.path.join(self.path, *parts)
+
+    @property
+    def recipe_path(self):
+        return self.join("recipe.json")
+
+    @property
+    def tokenizer_path(self):
+        return self.join("tokenizer.model")
+
+    @property
+    def cache_prefix(self):
+        return self.join("data", "train")
+
+    @property
+    def checkpoint_dir(self):
+        return self.join("checkpoints")
+
+    @property
+    def averaged_dir(self):
+        return self.join("averaged")
+
+    @property
+    def export_dir(self):
+        return self.join("export")
+
+    def read_recipe(self):
+        """The recipe stored in the run directory."""
+        if not os.path.exists(self.recipe_path):
+            raise UserError(
+                f"{self.path} is not a run directory (no recipe.json); run "
+                "`keras-transformer prepare` or `train` first."
+            )
+        with open(self.recipe_path) as f:
+            return Recipe.from_dict(json.load(f))
+
+    def write_recipe(self, recipe):
+        """Stores `recipe`; an existing one must agree on the fixed fields."""
+        if os.path.exists(self.recipe_path):
+            stored = self.read_recipe()
+            new, old = recipe.to_dict(), stored.to_dict()
+            changed = sorted(
+                key
+                for key in new
+                if key not in MUTABLE_FIELDS and new[key] != old.get(key)
+            )
+            if changed:
+                details = ", ".join(
+                    f"{k}={old.get(k)!r} -> {new[k]!r}" for k in changed
+                )
+                raise UserError(
+                    f"{self.path} holds a run with other settings ({details}); "
+                    "use a new run directory."
+                )
+        os.makedirs(self.path, exist_ok=True)
+        atomic_write_json(recipe.to_dict(), self.recipe_path)
+
+    def checkpoints(self):
+        """Training checkpoints, oldest first."""
+        return list_checkpoints(self.checkpoint_dir)
+
+    def latest_weights(self):
+        """The newest averaged weights, else the newest checkpoint."""
+        averaged = sorted(
+            glob.glob(os.path.join(self.averaged_dir, "avg-*.weights.h5")),
+            key=os.path.getmtime,
+        )
+        if averaged:
+            return averaged[-1]
+        checkpoints = self.checkpoints()
+        if not checkpoints:
+            raise UserError(
+                f"No checkpoints in {self.checkpoint_dir}; train first "
+                "(`keras-transformer train`)."
+            )
+        return checkpoints[-1]

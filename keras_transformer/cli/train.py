@@ -1,0 +1,97 @@
+"""`keras-transformer train`: a recipe trained with `model.fit`, resumable."""
+
+import os
+
+import pipelines
+from keras_transformer.cli.data import load_pairs, load_run_tokenizer
+from keras_transformer.cli.prepare import batching_config, prepare
+from keras_transformer.models.builder import build_transformer
+from keras_transformer.recipes import plan_batches
+from keras_transformer.training import compile_transformer, fit_resumable, make_strategy
+from keras_transformer.training.step_counter import optimizer_step
+
+
+def checkpoint_record(recipe, tokenizer, model, strategy_name, replicas, plan):
+    """What `RotatingCheckpoints` writes beside each checkpoint."""
+    tokens_per_step, accumulation = plan
+    return {
+        "recipe": recipe.name,
+        "model_config": model.get_config(),
+        "tokenizer_fingerprint": tokenizer.fingerprint,
+        "effective_batch_tokens": tokens_per_step * accumulation,
+        "gradient_accumulation_steps": accumulation,
+        "strategy": strategy_name,
+        "replicas": replicas,
+    }
+
+
+def train(recipe, run_dir, strategy="default", verbose=1, jit_compile="auto"):
+    """Trains `recipe` in `run_dir`; run it again to resume after a kill.
+
+    Prepares the run first if needed. Trains for `recipe.total_train_steps`
+    updates or `recipe.train_minutes`, whichever comes first, with the paper's
+    optimiser, schedule and loss (§5.3, §5.4), rotating checkpoints and a
+    backup every `recipe.steps_per_epoch` batches.
+
+    Args:
+        recipe: a `Recipe`.
+        run_dir: str. The run directory.
+        strategy: str. A `make_strategy` name. Defaults to `"default"`.
+        verbose: int. `model.fit` verbosity (0, 1 progress bar, 2 per epoch).
+        jit_compile: XLA for the train step. Defaults to `"auto"`.
+
+    Returns:
+        A dict: `steps` (updates done in all), `history` (this call's
+        `History.history`, empty if the run was already complete), the model.
+    """
+    run = prepare(recipe, run_dir, verbose=min(verbose, 1))
+    tokenizer = load_run_tokenizer(run, recipe.seed)
+    distribution = make_strategy(strategy)
+    replicas = distribution.num_replicas_in_sync
+    plan = plan_batches(recipe, replicas)
+    tokens_per_step, accumulation = plan
+    config = batching_config(
+        recipe, run, tokens_per_step, num_replicas=replicas, static=strategy == "tpu"
+    )
+    dataset = pipelines.make_dataset(
+        load_pairs(recipe, recipe.train_split), tokenizer, config
+    )
+    with distribution.scope():
+        model = build_transformer(recipe.model_config(tokenizer.vocab_size))
+        compile_transformer(
+            model,
+            label_smoothing=recipe.label_smoothing,
+            warmup_steps=recipe.warmup_steps,
+            learning_rate_scale=recipe.learning_rate_scale,
+            gradient_accumulation_steps=accumulation if accumulation > 1 else None,
+            jit_compile=jit_compile,
+        )
+    if verbose:
+        print(
+            f"Training {recipe.name}: {model.count_params():,} parameters, "
+            f"{replicas} replica(s), {tokens_per_step} tokens per batch x "
+            f"{accumulation} accumulation step(s), up to "
+            f"{recipe.total_train_steps} updates"
+            + (f" or {recipe.train_minutes} minutes" if recipe.train_minutes else "")
+        )
+    history = fit_resumable(
+        model,
+        dataset,
+        total_steps=recipe.total_train_steps * accumulation,
+        output_dir=run.path,
+        steps_per_epoch=recipe.steps_per_epoch,
+        checkpoint_every_steps=recipe.checkpoint_every_steps,
+        checkpoint_every_minutes=recipe.checkpoint_every_minutes,
+        keep_checkpoints=recipe.keep_checkpoints,
+        record=checkpoint_record(recipe, tokenizer, model, strategy, replicas, plan),
+        verbose=verbose,
+        max_minutes=recipe.train_minutes,
+    )
+    steps = optimizer_step(model)
+    if verbose:
+        print(f"Checkpoints: {os.path.join(run.path, 'checkpoints')} (step {steps})")
+    return {
+        "steps": steps,
+        "history": history.history if history is not None else {},
+        "model": model,
+    }

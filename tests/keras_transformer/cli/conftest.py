@@ -1,0 +1,45 @@
+"""A tiny run trained once through the command line, shared by the CLI tests.
+
+The `demo` recipe with the bundled 300-pair fixture for data and a 1-layer,
+d_model 32 model, so that every subcommand runs in seconds on a CPU.
+"""
+
+import pytest
+
+from keras_transformer import cli
+
+TINY = [
+    "dataset=fixture",
+    "train_split=all",
+    "dev_split=all",
+    "test_split=all",
+    "vocab_size=600",
+    "model.num_layers=1",
+    "model.d_model=32",
+    "model.d_ff=64",
+    "model.num_heads=2",
+    "tokens_per_batch=512",
+    "max_tokens_per_replica=512",
+    "steps_per_epoch=5",
+    "checkpoint_every_steps=5",
+    "checkpoint_every_minutes=null",
+    "warmup_steps=10",
+    "train_minutes=null",
+]
+
+
+def tiny_arguments(*extra):
+    """`--set` arguments of the tiny recipe, plus `extra` KEY=VALUE pairs."""
+    return [item for pair in (*TINY, *extra) for item in ("--set", pair)]
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory):
+    """A run directory after `train --recipe demo` for 15 updates."""
+    run_dir = tmp_path_factory.mktemp("tiny_run")
+    status = cli.main(
+        ["train", "--recipe", "demo", "--run-dir", str(run_dir), "--train-steps", "15"]
+        + tiny_arguments()
+    )
+    assert status == 0
+    return run_dir

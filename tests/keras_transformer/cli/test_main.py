@@ -1,0 +1,103 @@
+import pytest
+
+from keras_transformer import cli
+
+COMMANDS = (
+    "demo",
+    "recipes",
+    "prepare",
+    "train",
+    "average",
+    "evaluate",
+    "translate",
+    "export",
+    "attention",
+)
+
+
+def test_help_lists_every_subcommand(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    for command in COMMANDS:
+        assert command in out
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_subcommand_has_help(command, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main([command, "--help"])
+    assert exit_info.value.code == 0
+    assert "usage: keras-transformer" in capsys.readouterr().out
+
+
+def _user_error(argv, capsys):
+    status = cli.main(argv)
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
+    return err
+
+
+def test_unknown_recipe_is_a_one_line_error(tmp_path, capsys):
+    err = _user_error(
+        ["prepare", "--recipe", "wmt99", "--run-dir", str(tmp_path)], capsys
+    )
+    assert "recipe='wmt99'" in err and "wmt14_en_de_base" in err
+
+
+def test_unknown_recipe_field_is_a_one_line_error(tmp_path, capsys):
+    err = _user_error(
+        ["prepare", "--recipe", "demo", "--run-dir", str(tmp_path), "--set", "lr=3"],
+        capsys,
+    )
+    assert "lr=3" in err
+
+
+def test_malformed_set_is_a_one_line_error(tmp_path, capsys):
+    err = _user_error(
+        ["prepare", "--recipe", "demo", "--run-dir", str(tmp_path), "--set", "x"],
+        capsys,
+    )
+    assert "KEY=VALUE" in err
+
+
+def test_bad_recipe_value_names_it(tmp_path, capsys):
+    err = _user_error(
+        [
+            "prepare",
+            "--recipe",
+            "demo",
+            "--run-dir",
+            str(tmp_path),
+            "--set",
+            "vocab_size=-5",
+        ],
+        capsys,
+    )
+    assert "vocab_size=-5" in err
+
+
+@pytest.mark.parametrize("command", ["evaluate", "export", "average"])
+def test_a_directory_without_a_run_is_a_one_line_error(command, tmp_path, capsys):
+    err = _user_error([command, "--run-dir", str(tmp_path)], capsys)
+    assert "not a run directory" in err
+
+
+def test_missing_input_file_is_a_one_line_error(tmp_path, capsys):
+    err = _user_error(
+        ["translate", "--export", str(tmp_path), "--input", str(tmp_path / "no.txt")],
+        capsys,
+    )
+    assert "no.txt" in err
+
+
+def test_recipes_lists_the_paper_recipes_and_the_demo(capsys):
+    assert cli.main(["recipes"]) == 0
+    out = capsys.readouterr().out
+    for name in ("wmt14_en_de_base", "wmt14_en_de_big", "wmt14_en_fr_big", "demo"):
+        assert f"{name}:" in out
+    assert cli.main(["recipes", "wmt14_en_fr_big"]) == 0
+    assert '"dropout": 0.1' in capsys.readouterr().out
