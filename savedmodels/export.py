@@ -8,6 +8,7 @@ import tempfile
 import keras
 import tensorflow as tf
 
+from savedmodels.op_compatibility import check_serving_ops, parse_tf_text_version
 from savedmodels.translator_module import TranslatorModule
 
 RECORD_PATH = os.path.join("assets.extra", "record.json")
@@ -24,6 +25,7 @@ def export_translator(
     alpha=0.6,
     n_best=1,
     record=None,
+    serving_tf_text_version="2.20",
     **module_kwargs,
 ) -> str:
     """Writes `model` + `tokenizer` + beam search as `<base_dir>/<version>/`.
@@ -36,7 +38,9 @@ def export_translator(
     tokenizer fingerprint, decoding defaults, library versions and the given
     `record`) and `assets.extra/sentencepiece.model` a copy of the tokenizer's
     model; TF Serving ignores `assets.extra`. See `TranslatorModule` for the
-    signatures.
+    signatures. Before the version is published, `check_serving_ops` checks
+    that TF Serving registers every op of the graph (DESIGN.md: only ops
+    stock TF Serving registers); a failed check leaves no version behind.
 
     Args:
         model: a `keras_transformer.Transformer`.
@@ -52,6 +56,10 @@ def export_translator(
             `1`.
         record: optional JSON-serialisable dict, stored under `"record"` (e.g.
             the training checkpoint's record, BLEU signature, averaged steps).
+        serving_tf_text_version: str or `None`. The tensorflow-text release
+            linked into the target TF Serving build, for the op check (see
+            `savedmodels.op_compatibility`); `None` skips the check. Defaults
+            to `"2.20"`, the release TF Serving's sources pin.
         **module_kwargs: other `TranslatorModule` arguments
             (`max_extra_length`, `max_beam_size`, `max_extra_length_limit`,
             `max_input_length`).
@@ -60,8 +68,9 @@ def export_translator(
         The path of the written version directory.
 
     Raises:
-        ValueError: not the TensorFlow backend, a bad `version`, or the
-            version exists and `overwrite` is `False`.
+        ValueError: not the TensorFlow backend, a bad `version`, the
+            version exists and `overwrite` is `False`, or the graph has ops
+            TF Serving would not register (the message names them).
 
     Example:
 
@@ -90,6 +99,8 @@ def export_translator(
         )
     if record is not None:
         json.dumps(record)  # fail before the (slow) export, not after
+    if serving_tf_text_version is not None:
+        parse_tf_text_version(serving_tf_text_version)  # likewise
 
     module = TranslatorModule(
         model,
@@ -104,6 +115,8 @@ def export_translator(
     staging = tempfile.mkdtemp(prefix=f".{version}-", dir=base_dir)
     try:
         tf.saved_model.save(module, staging, signatures=module.signatures())
+        if serving_tf_text_version is not None:
+            check_serving_ops(staging, serving_tf_text_version)
         extra = os.path.join(staging, "assets.extra")
         os.makedirs(extra, exist_ok=True)
         with open(os.path.join(staging, TOKENIZER_PATH), "wb") as file:

@@ -183,8 +183,15 @@ class TranslatorModule(tf.Module):
 
         # Tracked: the tokenizer (its SentencePiece resource) and the weights.
         # The Keras model itself stays out of the object graph, in a closure.
+        # The weights are tracked as the `tf.Variable`s inside the Keras
+        # variables (`v.value`), the handles the traced functions capture: a
+        # tracked Keras variable is saved as a copy with its own handle, which
+        # the session-based loaders (TF Serving, `saved_model_cli run`) restore
+        # while the functions read the original, never-restored one ("Could not
+        # find variable ..."; keras-team/keras#20095). `tf.saved_model.load`
+        # works either way.
         self.tokenizer = tokenizer
-        self.model_variables = list(model.variables)
+        self.model_variables = [v.value for v in model.variables]
         self._search = _make_search(model, buffer_length, max_beam_size)
 
         self.serving_default = tf.function(

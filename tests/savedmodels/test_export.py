@@ -20,16 +20,18 @@ from keras_transformer.decoding.translate import translate
 from pipelines import EOS_ID, PAD_ID, SentencePieceTokenizer
 from savedmodels.export import RECORD_PATH, _next_version, export_translator
 from savedmodels.translator_module import TranslatorModule
+from tests.savedmodels.conftest import (
+    MAX_BEAM_SIZE,
+    MAX_INPUT_LENGTH,
+    REPO,
+    fixture_sources,
+)
 
 pytestmark = pytest.mark.skipif(
     keras.backend.backend() != "tensorflow",
     reason="SavedModel export needs the TensorFlow backend.",
 )
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-FIXTURE = os.path.join(REPO, "pipelines", "data", "fixture", "en-de.tsv")
-MAX_INPUT_LENGTH = 24  # the model's max_sequence_length: truncation is cheap
-MAX_BEAM_SIZE = 4
 INVALID_UTF8 = b"Hallo \xff\xfe Welt \xc3("
 LONG_LINE = ("The schedule library sets an object. " * 300)[:10_000]
 TEXT_BYTES = [
@@ -115,11 +117,6 @@ LOADER = textwrap.dedent(
 )
 
 
-def _texts_64():
-    with open(FIXTURE, encoding="utf-8") as file:
-        return [line.split("\t")[0] for line in file][:64]
-
-
 def _source_ids(tokenizer, texts):
     """In-process preprocessing, as the export does it: pieces truncated to
     `MAX_INPUT_LENGTH - 1`, eos, padding."""
@@ -130,38 +127,18 @@ def _source_ids(tokenizer, texts):
 
 
 @pytest.fixture(scope="module")
-def exported(tmp_path_factory):
-    keras.utils.set_random_seed(0)  # before the tokenizer (tensorflow-text quirk)
-    with open(FIXTURE, encoding="utf-8") as file:
-        texts = [side for line in file for side in line.rstrip("\n").split("\t")]
-    # Byte fallback takes 256 ids: 500 is about the smallest vocabulary here.
-    tokenizer = SentencePieceTokenizer.train(texts, vocab_size=500, num_threads=1)
-    model = Transformer(
-        source_vocab_size=tokenizer.vocab_size,
-        num_layers=1,
-        hidden_dim=16,
-        intermediate_dim=32,
-        num_heads=2,
-        dropout=0.0,
-        max_sequence_length=MAX_INPUT_LENGTH,
-    )
-    base = tmp_path_factory.mktemp("exports")
-    path = export_translator(
-        model,
-        tokenizer,
-        base,
-        max_beam_size=MAX_BEAM_SIZE,
-        max_extra_length_limit=20,
-        max_extra_length=10,
-        record={"averaged_steps": [1, 2]},
-    )
+def exported(tiny_export, tmp_path_factory):
+    # The shared export (tests/savedmodels/conftest.py): beam 4, max_beam_size
+    # 4, max_extra_length 10 (limit 20), record {"averaged_steps": [1, 2]}.
+    tokenizer = SentencePieceTokenizer(tiny_export["model_proto"])
+    path = tiny_export["path"]
     source_ids = _source_ids(tokenizer, TEXTS[:2] + TEXTS[7:])
     script = tmp_path_factory.mktemp("loader") / "load.py"
     script.write_text(
         LOADER.replace("MAX + 1", str(MAX_BEAM_SIZE + 1))
         % {
             "texts": TEXT_BYTES,
-            "batch64": _texts_64(),
+            "batch64": fixture_sources(64),
             "source_ids": source_ids.tolist(),
         }
     )
@@ -178,15 +155,7 @@ def exported(tmp_path_factory):
     assert result.returncode == 0, result.stderr[-3000:]
     with np.load(out_path) as outputs:
         outputs = dict(outputs)
-    return {
-        "model": model,
-        "model_proto": tokenizer.model_proto,
-        "fingerprint": tokenizer.fingerprint,
-        "base": base,
-        "path": path,
-        "source_ids": source_ids,
-        "outputs": outputs,
-    }
+    return {**tiny_export, "source_ids": source_ids, "outputs": outputs}
 
 
 def _reference(exported, source_ids, beam_size, alpha, max_extra_length, n_best):
@@ -273,7 +242,7 @@ def test_batches_of_0_and_64(exported):
     outputs = exported["outputs"]
     assert outputs["empty_batch/translations"].shape == (0, 1)
     assert outputs["empty_batch/scores"].shape == (0, 1)
-    texts = _texts_64()
+    texts = fixture_sources(64)
     tokenizer = SentencePieceTokenizer(exported["model_proto"])
     ids, scores = _reference(exported, _source_ids(tokenizer, texts), 4, 0.6, 10, 1)
     expected = np.array(tokenizer.detokenize(ids[:, 0])).astype("S")

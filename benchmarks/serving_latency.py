@@ -1,0 +1,183 @@
+"""Serving latency and throughput of the exported translator (SavedModel).
+
+Exports the issue's `small` config (shared vocabulary of `--vocab-size`
+SentencePiece pieces trained on the bundled LibreOffice help en-de corpus;
+d_model 256, 4 heads, d_ff 1024, 3 + 3 layers; random weights) with
+`export_translator`, loads it back with `tf.saved_model.load` (tensorflow +
+tensorflow-text, as any Python client would) and times the `serving_default`
+signature (beam 4, alpha 0.6, source length + `--max-extra-length` output
+tokens at most) on sentences of the bundled test split:
+
+- **latency**: `--requests` single-sentence requests, one after the other
+  (p50 and p95 in milliseconds);
+- **throughput**: a batch of `--batch` sentences, the median of `--repeats`
+  runs, in sentences per second.
+
+Both come after one warm-up call per batch size (the first call instantiates
+the graph's functions: `warmup_s`). Prints one JSON line: {"config",
+"backend", "beam_size", "alpha", "max_extra_length", "max_input_length",
+"vocab_size", "requests", "p50_ms", "p95_ms", "batch", "batch_seconds",
+"sentences_per_s", "mean_source_pieces", "mean_output_pieces", "export_s",
+"load_s", "warmup_s", "tensorflow", "cpus"}. Weights are random, so
+hypotheses seldom end early (eos is 1 of `vocab_size` pieces): most run to
+their length limit, which makes these numbers an upper bound for a trained
+model of this size (`mean_output_pieces`, best hypotheses of the batch
+through the `translate_ids` signature, says how long the outputs were).
+In-process: no network, no TF Serving batching.
+
+The export's decoding buffer has `max_input_length + max_extra_length`
+positions for every request (`TranslatorModule`), 256 + 50 by default: the
+cost of a step grows with it, not with the sentence. `--max-input-length`
+exports a smaller buffer (longer inputs are truncated).
+
+    python benchmarks/serving_latency.py
+    python benchmarks/serving_latency.py --requests 20 --repeats 1 \
+        --max-extra-length 10 --max-input-length 64
+"""
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+from keras_transformer import TransformerConfig, build_transformer  # noqa: E402
+from pipelines import (  # noqa: E402
+    EOS_ID,
+    PAD_ID,
+    SentencePieceTokenizer,
+    load_bundled,
+    sample_texts,
+)
+from savedmodels import export_translator  # noqa: E402
+
+CONFIGS = {
+    # The issue's `small` (benchmarks/decoding_speed.py): d_model 256, 4 heads,
+    # d_ff 1024, 3 + 3 layers; the vocabulary is the tokenizer's.
+    "small": dict(d_model=256, num_heads=4, d_ff=1024, num_layers=3),
+}
+
+
+def test_sentences(count):
+    pairs = load_bundled("libreoffice_help", "en-de", "test")
+    sources = [s.decode("utf-8") for s, _ in pairs.take(count).as_numpy_iterator()]
+    if len(sources) < count:  # repeat a short split
+        sources = (sources * (count // max(len(sources), 1) + 1))[:count]
+    return sources
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", default="small", choices=CONFIGS)
+    parser.add_argument("--vocab-size", type=int, default=8000)
+    parser.add_argument("--beam-size", type=int, default=4)
+    parser.add_argument("--alpha", type=float, default=0.6)
+    parser.add_argument("--max-extra-length", type=int, default=50)
+    # None: the model's max_sequence_length (256), the export's default. The
+    # decoding buffer has max_input_length + max_extra_length positions for
+    # every request, whatever the sentence's length.
+    parser.add_argument("--max-input-length", type=int, default=None)
+    parser.add_argument("--requests", type=int, default=100)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+
+    keras.utils.set_random_seed(0)  # before the tokenizer (tensorflow-text quirk)
+    pairs = load_bundled("libreoffice_help", "en-de", "train")
+    tokenizer = SentencePieceTokenizer.train(
+        sample_texts(pairs, max_pairs=5000), vocab_size=args.vocab_size
+    )
+    config = TransformerConfig(
+        dropout=0.0, source_vocab_size=tokenizer.vocab_size, **CONFIGS[args.config]
+    )
+    model = build_transformer(config)
+    with tempfile.TemporaryDirectory() as base:
+        start = time.perf_counter()
+        path = export_translator(
+            model,
+            tokenizer,
+            base,
+            beam_size=args.beam_size,
+            alpha=args.alpha,
+            max_beam_size=args.beam_size,
+            max_extra_length=args.max_extra_length,
+            max_input_length=args.max_input_length,
+        )
+        export_s = time.perf_counter() - start
+        start = time.perf_counter()
+        loaded = tf.saved_model.load(path)
+        serve = loaded.signatures["serving_default"]
+        load_s = time.perf_counter() - start
+
+        sentences = test_sentences(max(args.requests, args.batch))
+        batch = tf.constant(sentences[: args.batch])
+        start = time.perf_counter()
+        serve(text=tf.constant(sentences[:1]))
+        serve(text=batch)
+        warmup_s = time.perf_counter() - start
+
+        latencies = []
+        for sentence in sentences[: args.requests]:
+            start = time.perf_counter()
+            serve(text=tf.constant([sentence]))["translations"].numpy()
+            latencies.append(time.perf_counter() - start)
+        times = []
+        for _ in range(args.repeats):
+            start = time.perf_counter()
+            serve(text=batch)["translations"].numpy()
+            times.append(time.perf_counter() - start)
+
+        # Output lengths (not timed): the same search on ids, as the export
+        # preprocesses text (pieces, eos, padding).
+        pieces = tokenizer.tokenize(sentences[: args.batch]).to_list()
+        width = max(len(p) for p in pieces) + 1
+        source_ids = [p + [EOS_ID] + [PAD_ID] * (width - len(p) - 1) for p in pieces]
+        ids = loaded.signatures["translate_ids"](
+            source_ids=tf.constant(source_ids, tf.int32),
+            beam_size=tf.constant(args.beam_size),
+            alpha=tf.constant(args.alpha),
+            max_extra_length=tf.constant(args.max_extra_length),
+            n_best=tf.constant(1),
+        )["ids"].numpy()[:, 0]
+
+    batch_seconds = statistics.median(times)
+    source_pieces = [len(p) for p in pieces]
+    output_pieces = np.sum((ids != PAD_ID) & (ids != EOS_ID), axis=-1)
+    print(
+        json.dumps(
+            {
+                "config": args.config,
+                "backend": keras.backend.backend(),
+                "beam_size": args.beam_size,
+                "alpha": args.alpha,
+                "max_extra_length": args.max_extra_length,
+                "max_input_length": args.max_input_length or model.max_sequence_length,
+                "vocab_size": tokenizer.vocab_size,
+                "requests": args.requests,
+                "p50_ms": round(1000 * float(np.percentile(latencies, 50)), 1),
+                "p95_ms": round(1000 * float(np.percentile(latencies, 95)), 1),
+                "batch": args.batch,
+                "batch_seconds": round(batch_seconds, 3),
+                "sentences_per_s": round(args.batch / batch_seconds, 1),
+                "mean_source_pieces": round(float(np.mean(source_pieces)), 1),
+                "mean_output_pieces": round(float(np.mean(output_pieces)), 1),
+                "export_s": round(export_s, 1),
+                "load_s": round(load_s, 1),
+                "warmup_s": round(warmup_s, 1),
+                "tensorflow": tf.__version__,
+                "cpus": os.cpu_count(),
+            }
+        ),
+        flush=True,
+    )
+
+
+if __name__ == "__main__":
+    main()
