@@ -1,9 +1,14 @@
 """The README's code examples run (each block that is self-contained)."""
 
+import io
 import pathlib
 import re
+import shlex
 
 import numpy as np
+import tensorflow_datasets as tfds
+
+from keras_transformer import cli
 
 README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
 
@@ -39,3 +44,86 @@ def test_first_two_commands_are_demo_then_tests():
     ci = (README.parent / ".ci" / "run").read_text()
     test_command = commands[1].split("&& ", 2)[-1].strip()
     assert test_command in ci
+
+
+def _cli_lines():
+    """The `keras-transformer ...` commands of the README's bash blocks, as argv
+    lists (an `echo ... |` prefix becomes the command's stdin)."""
+    lines = []
+    for block in re.findall(r"```bash\n(.*?)```", README.read_text(), flags=re.S):
+        for line in block.strip().splitlines():
+            stdin = None
+            if line.startswith("echo ") and "| keras-transformer" in line:
+                echo, line = line.split(" | ", 1)
+                stdin = shlex.split(echo)[1] + "\n"
+            if "keras-transformer " not in line:
+                continue
+            tokens = shlex.split(line.split("&& ")[-1])
+            while tokens and "=" in tokens[0]:  # VAR=value environment prefixes
+                tokens = tokens[1:]
+            if tokens[:1] == ["keras-transformer"]:
+                lines.append((tokens[1:], stdin))
+    return lines
+
+
+def test_every_readme_command_parses():
+    lines = _cli_lines()
+    assert len(lines) >= 8
+    parser = cli.build_parser()
+    for argv, _ in lines:
+        parser.parse_args(argv)  # exits on an unknown option
+
+
+# Shrinks the WMT recipe for the mock-data run below: the same commands and
+# code paths with a 2-layer, d_model 16 model and a 300-token vocabulary (the
+# full-size settings are tested in tests/keras_transformer/test_recipes.py).
+SHRINK = [
+    "tokenizer_sample_pairs=40",
+    "vocab_size=300",
+    "model.num_layers=2",
+    "model.d_model=16",
+    "model.d_ff=16",
+    "model.num_heads=2",
+    "tokens_per_batch=256",
+    "max_tokens_per_replica=256",
+    "max_length=64",
+    "steps_per_epoch=2",
+    "checkpoint_every_steps=2",
+    "max_beam_size=4",  # the README's beam 4; four searches traced at export
+]
+
+
+def test_readme_wmt_commands_run_on_mock_data(tmp_path, monkeypatch, capsys):
+    """The one-GPU command sequence, verbatim except for `--set` shrink options
+    on `train` and TFDS mock data. The strategy variants (mirrored, multi_worker,
+    tpu) need several devices or machines: only their parsing is tested above;
+    the strategies themselves are tested in tests/keras_transformer/training."""
+    monkeypatch.chdir(tmp_path)
+    sequence = [
+        (argv, stdin)
+        for argv, stdin in _cli_lines()
+        if "runs/ende_base" in " ".join(argv)
+    ]
+    assert [argv[0] for argv, _ in sequence] == [
+        "train",
+        "average",
+        "evaluate",
+        "export",
+        "translate",
+        "attention",
+    ]
+    with tfds.testing.mock_data(num_examples=12):
+        for argv, stdin in sequence:
+            if argv[0] == "train":
+                argv = argv + ["--train-steps", "4"]
+                argv += [x for pair in SHRINK for x in ("--set", pair)]
+            if argv[0] == "evaluate":
+                argv = argv + ["--limit", "3"]
+            if stdin is not None:
+                monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+            assert cli.main(argv) == 0, argv
+    translation = capsys.readouterr().out.splitlines()[-1]
+    assert isinstance(translation, str)
+    assert (tmp_path / "runs/ende_base/export/1/saved_model.pb").exists()
+    assert (tmp_path / "runs/ende_base/eval/test.json").exists()
+    assert (tmp_path / "attention.png").read_bytes()[:4] == b"\x89PNG"

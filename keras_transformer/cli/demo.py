@@ -37,7 +37,8 @@ def run_demo(
         recipe: a `Recipe` (normally `get_recipe("demo")`).
         output: str. The run directory.
         test_sentences: int or `None`. Score only the first N test sentences.
-        examples: int. Test sentences translated by the reloaded export.
+        examples: int. Test sentences translated by the reloaded export,
+            evenly spaced over the split.
         verbose: int.
 
     Returns:
@@ -53,7 +54,13 @@ def run_demo(
     import tensorflow as tf
     import tensorflow_text  # noqa: F401  (the SavedModel's tokenizer ops)
 
-    sources, references = read_texts(recipe, recipe.test_split, limit=examples)
+    # Evenly spaced over the test split (it is in page order), not picked.
+    all_sources, all_references = read_texts(recipe, recipe.test_split)
+    count = len(all_sources)
+    picks = [k * count // examples + count // (2 * examples) for k in range(examples)]
+    picks = picks if examples > 0 else []
+    sources = [all_sources[i] for i in picks]
+    references = [all_references[i] for i in picks]
     served = tf.saved_model.load(export_path).signatures["serving_default"]
     translations = served(text=tf.constant(sources))["translations"].numpy()
     shown = [

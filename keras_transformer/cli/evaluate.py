@@ -59,6 +59,7 @@ def evaluate(
         paper_style=paper_style,
         print_fn=print if verbose else None,
         batch_size=batch_size,
+        width_multiple=16,  # fewer distinct widths: fewer XLA compilations
         **decode,
     )
     run = RunDirectory(run_dir)

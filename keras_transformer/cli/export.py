@@ -7,12 +7,23 @@ from keras_transformer.cli.trained_model import load_trained_model
 from keras_transformer.training.atomic_files import read_json
 
 
-def export(run_dir, weights=None, version=None, overwrite=False, verbose=1):
+def export(
+    run_dir,
+    weights=None,
+    version=None,
+    overwrite=False,
+    tf_text_version="2.20",
+    verbose=1,
+):
     """Exports tokenizer + weights + beam search to `<run_dir>/export/<version>/`.
 
     The beam size and alpha of `serving_default` are the recipe's (§6.1);
     the record beside the export names the weights, the averaged steps and,
-    when `evaluate` has run on the test split, its BLEU and signature.
+    when `evaluate` has run on the test split, its BLEU and signature. Inputs
+    are truncated to the recipe's training length (`max_length` pieces), which
+    also bounds the export's fixed decoding buffer (`max_length` + 50).
+    `tf_text_version` is the tensorflow-text release of the target TF Serving
+    for the op check (`None` skips it).
 
     Returns:
         The path of the written version directory.
@@ -44,7 +55,10 @@ def export(run_dir, weights=None, version=None, overwrite=False, verbose=1):
         beam_size=recipe.beam_size,
         alpha=recipe.alpha,
         max_extra_length=recipe.max_extra_length,
+        max_input_length=recipe.max_length,
+        max_beam_size=recipe.max_beam_size,
         record=record,
+        serving_tf_text_version=tf_text_version,
     )
     if verbose:
         print(f"SavedModel: {path}")

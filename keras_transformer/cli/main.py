@@ -270,6 +270,12 @@ def build_parser():
     export.add_argument("--weights", help="Default: newest averaged, else newest.")
     export.add_argument("--version", type=int, help="Default: the next free number.")
     export.add_argument("--overwrite", action="store_true")
+    export.add_argument(
+        "--tf-text-version",
+        default="2.20",
+        help="tensorflow-text release of the target TF Serving, for the op check "
+        "('none' skips it).",
+    )
     export.set_defaults(handler=_export)
 
     attention = commands.add_parser(

@@ -18,6 +18,7 @@ def batching_config(recipe, run, tokens_per_batch, num_replicas=1, static=False)
     return pipelines.BatchingConfig(
         tokens_per_batch=tokens_per_batch,
         max_length=recipe.max_length,
+        bucket_scale=recipe.bucket_scale,
         num_replicas=num_replicas,
         static_shapes=static,
         seed=recipe.seed,

@@ -33,6 +33,7 @@ MUTABLE_FIELDS = (
     "beam_size",
     "alpha",
     "max_extra_length",
+    "max_beam_size",
     "checkpoint_every_minutes",
     "checkpoint_every_steps",
     "keep_checkpoints",

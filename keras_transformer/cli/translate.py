@@ -54,7 +54,7 @@ def load_translator(run_dir=None, export_dir=None, weights=None, max_beam_size=4
 def translate_lines(
     translator,
     lines,
-    output=sys.stdout,
+    output=None,
     beam_size=4,
     alpha=0.6,
     max_extra_length=50,
@@ -72,7 +72,7 @@ def translate_lines(
     Args:
         translator: from `load_translator`.
         lines: iterable of str (newlines are stripped).
-        output: a text stream. Defaults to stdout.
+        output: a text stream. Defaults to `sys.stdout` at call time.
         total: int or `None`. Number of lines, for the progress display.
         progress: a text stream for progress (e.g. stderr) or `None`.
 
@@ -84,6 +84,7 @@ def translate_lines(
             f"--n-best cannot exceed --beam-size. Received: n_best={n_best}, "
             f"beam_size={beam_size}"
         )
+    output = sys.stdout if output is None else output
     count = 0
     batch = []
 

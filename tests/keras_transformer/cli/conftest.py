@@ -25,6 +25,8 @@ TINY = [
     "checkpoint_every_minutes=null",
     "warmup_steps=10",
     "train_minutes=null",
+    "beam_size=2",
+    "max_beam_size=2",  # two searches traced at export instead of eight
 ]
 
 

@@ -11,7 +11,13 @@ def tiny_recipe():
         overrides[key] = None if value == "null" else value
     for key in ("vocab_size", "tokens_per_batch", "max_tokens_per_replica"):
         overrides[key] = int(overrides[key])
-    for key in ("steps_per_epoch", "checkpoint_every_steps", "warmup_steps"):
+    for key in (
+        "steps_per_epoch",
+        "checkpoint_every_steps",
+        "warmup_steps",
+        "beam_size",
+        "max_beam_size",
+    ):
         overrides[key] = int(overrides[key])
     for key in ("model.num_layers", "model.d_model", "model.d_ff", "model.num_heads"):
         overrides[key] = int(overrides[key])

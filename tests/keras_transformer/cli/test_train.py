@@ -17,7 +17,7 @@ def test_training_writes_checkpoints_with_records_and_a_backup(tiny_run):
     assert record["step"] == 15 and record["recipe"] == "demo"
     assert record["replicas"] == 1 and record["strategy"] == "default"
     assert record["effective_batch_tokens"] == 512
-    assert record["tokenizer_fingerprint"].startswith("sentencepiece-")
+    assert record["tokenizer_fingerprint"].startswith("sha256:")
     assert record["model_config"]["hidden_dim"] == 32
     assert json.loads((tiny_run / "backup" / "backup.json").read_text())["step"] == 15
     report = json.loads((tiny_run / "data" / "filter_report.json").read_text())
