@@ -7,8 +7,7 @@ from keras_transformer.cli.trained_model import load_trained_model
 from keras_transformer.cli.user_error import UserError
 from keras_transformer.decoding.translate import translate
 from keras_transformer.visualization import render_attention
-
-BOS_ID, EOS_ID = 2, 3
+from pipelines import BOS_ID, EOS_ID
 
 
 def _pieces(tokenizer, ids):

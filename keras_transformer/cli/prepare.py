@@ -2,7 +2,6 @@
 
 import dataclasses
 import glob
-import json
 import os
 
 import keras
@@ -81,8 +80,3 @@ def prepare(recipe, run_dir, verbose=1):
     if verbose:
         print(f"\nTraining pairs: {report}")
     return run
-
-
-def read_filter_report(run):
-    with open(os.path.join(run.path, "data", "filter_report.json")) as f:
-        return json.load(f)

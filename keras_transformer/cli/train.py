@@ -25,6 +25,18 @@ def checkpoint_record(recipe, tokenizer, model, strategy_name, replicas, plan):
     }
 
 
+def compile_recipe(model, recipe, accumulation=1, jit_compile="auto"):
+    """`compile_transformer` with the recipe's loss and schedule settings."""
+    return compile_transformer(
+        model,
+        label_smoothing=recipe.label_smoothing,
+        warmup_steps=recipe.warmup_steps,
+        learning_rate_scale=recipe.learning_rate_scale,
+        gradient_accumulation_steps=accumulation if accumulation > 1 else None,
+        jit_compile=jit_compile,
+    )
+
+
 def train(recipe, run_dir, strategy="default", verbose=1, jit_compile="auto"):
     """Trains `recipe` in `run_dir`; run it again to resume after a kill.
 
@@ -58,14 +70,7 @@ def train(recipe, run_dir, strategy="default", verbose=1, jit_compile="auto"):
     )
     with distribution.scope():
         model = build_transformer(recipe.model_config(tokenizer.vocab_size))
-        compile_transformer(
-            model,
-            label_smoothing=recipe.label_smoothing,
-            warmup_steps=recipe.warmup_steps,
-            learning_rate_scale=recipe.learning_rate_scale,
-            gradient_accumulation_steps=accumulation if accumulation > 1 else None,
-            jit_compile=jit_compile,
-        )
+        compile_recipe(model, recipe, accumulation, jit_compile)
     if verbose:
         print(
             f"Training {recipe.name}: {model.count_params():,} parameters, "

@@ -9,9 +9,8 @@ from keras_transformer import build_transformer
 from keras_transformer.cli.data import load_pairs, train_tokenizer
 from keras_transformer.cli.prepare import batching_config
 from keras_transformer.cli.run_directory import RunDirectory
-from keras_transformer.cli.train import train
+from keras_transformer.cli.train import compile_recipe, train
 from keras_transformer.recipes import RECIPES, Recipe, get_recipe, plan_batches
-from keras_transformer.training import compile_transformer
 from pipelines import make_dataset
 
 TABLE3 = sorted(name for name in RECIPES if "table3" in name)
@@ -125,12 +124,7 @@ def test_every_recipe_takes_one_update_on_mock_data(name):
         )
         inputs, targets = next(iter(make_dataset(pairs, tokenizer, config)))
     model = build_transformer(recipe.model_config(tokenizer.vocab_size))
-    compile_transformer(
-        model,
-        label_smoothing=recipe.label_smoothing,
-        warmup_steps=recipe.warmup_steps,
-        learning_rate_scale=recipe.learning_rate_scale,
-    )
+    compile_recipe(model, recipe)
     before = [w.numpy().copy() for w in model.trainable_weights]
     logs = model.train_on_batch(inputs, targets, return_dict=True)
     assert np.isfinite(logs["loss"])
