@@ -26,6 +26,9 @@ import statistics
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# The package's CPU default (keras_transformer/__init__.py), set here because
+# keras (and so TensorFlow) is imported first.
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402

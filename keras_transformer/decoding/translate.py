@@ -1,10 +1,9 @@
 """Glue between a `Transformer` and the search functions: encode once, then one
-cached decoder step per token; beams share the encoder output, tiled once."""
+cached decoder step per token; beam rows share one encoder output row per sentence."""
 
 from keras import ops
 
 from keras_transformer.decoding.beam_search import NEG_INF, beam_search
-from keras_transformer.decoding.beam_utils import tile_beams
 from keras_transformer.decoding.greedy_search import greedy_search
 from keras_transformer.decoding.length_penalty import length_penalty
 from keras_transformer.decoding.sampling_search import sampling_search
@@ -86,10 +85,11 @@ def translate(
 ):
     """Translates a batch of token ids with the model's cached decoder.
 
-    The encoder runs once. For beam search its output (the projected
-    cross-attention keys and values and the source mask) is tiled once to
-    `[B*K, ...]` and kept out of the search state, so beams are reordered by
-    moving only the decoder self-attention cache.
+    The encoder runs once. Its output (the projected cross-attention keys and
+    values and the source mask) stays out of the search state with one row per
+    sentence, even for beam search, whose K beam rows per sentence attend to
+    that one row; beams are reordered by moving only the decoder
+    self-attention cache.
 
     Args:
         model: a `Transformer` (anything with `encode`, `init_cache` and
@@ -141,8 +141,9 @@ def translate(
     initial_ids = ops.full((batch_size,), bos_id, dtype="int32")
 
     if method == "beam":
-        # [B, S, ...] -> [B*K, S, ...], once for the whole search
-        static = tile_beams(static, beam_size)
+        # The encoder side stays [B, ...]: the K beam rows of a sentence
+        # attend to its one cross-attention cache row (see
+        # `CachedMultiHeadAttention`), so nothing is tiled or reordered.
         return beam_search(
             _cached_step(model, static),
             initial_ids,

@@ -16,18 +16,24 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
         MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O,
         head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V)
 
-    It reuses every projection and the attention kernel of
+    It reuses every projection, the masked softmax and the dropout of
     `keras.layers.MultiHeadAttention` (`key_dim` is d_k, `value_dim` is d_v, set
     independently as in Table 3 rows A and B) and adds a cache for incremental
     decoding. A cache is a tuple `(key_cache, value_cache)` of projected keys
-    `[B, S, H, d_k]` and values `[B, S, H, d_v]`; keeping them as two tensors
-    (rather than one stacked tensor) is what allows d_k != d_v.
+    `[B, H, S, d_k]` and values `[B, H, S, d_v]`, heads first: the layout of
+    the batched matmuls `Q K^T` and `softmax(.) V`, so decoding steps never
+    transpose the cache (Keras' einsum path copied the whole cache into that
+    layout twice per step). Keeping keys and values as two tensors (rather
+    than one stacked tensor) is what allows d_k != d_v.
 
     - `cache=None`: plain attention over `query`, `value` (and `key`).
     - `cache` given, `cache_update_index=None`: the cache is read as is, and
       `key`/`value` are not projected. This serves cross-attention, whose keys
       and values (the encoder output, projected once by `compute_cache`) do not
-      change while decoding.
+      change while decoding. The query batch may be K times the cache's (beam
+      search with one cache row per sentence, rows `b*K .. b*K + K - 1` of the
+      query belonging to cache row b); `attention_mask` then has the cache's
+      batch size.
     - `cache` and `cache_update_index` given: the projected keys and values of
       the new positions are written into the cache at `cache_update_index`
       before attending (decoder self-attention, one or more steps at a time).
@@ -75,32 +81,40 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
     ):
         if key is None:
             key = value
-        # [B, T, D] -> [B, T, H, d_k]
-        query = _project(self._query_dense, query, 1)
+        # [B, T, D] -> [B, H, T, d_k]
+        query = _heads_first(_project(self._query_dense, query, 1))
+        beams = None
         if cache is None:
             if cache_update_index is not None:
                 raise ValueError(
                     "`cache_update_index` needs a `cache`. Received: "
                     f"cache=None, cache_update_index={cache_update_index}"
                 )
-            # [B, S, D] -> [B, S, H, d_k] and [B, S, H, d_v]
-            key = _project(self._key_dense, key, 1)
-            value = _project(self._value_dense, value, 1)
+            # [B, S, D] -> [B, H, S, d_k] and [B, H, S, d_v]
+            key = _heads_first(_project(self._key_dense, key, 1))
+            value = _heads_first(_project(self._value_dense, value, 1))
         else:
             key_cache, value_cache = cache
             if cache_update_index is None:
                 key, value = key_cache, value_cache
+                # Beam search keeps one cross-attention cache per sentence:
+                # the K beam rows of a sentence become K * T query positions.
+                beams = _beams_over_cache(query, key_cache)
             else:
-                start = [0, cache_update_index, 0, 0]
+                start = [0, 0, cache_update_index, 0]
                 key_cache = ops.slice_update(
-                    key_cache, start, _project(self._key_dense, key, 1)
+                    key_cache, start, _heads_first(_project(self._key_dense, key, 1))
                 )
                 value_cache = ops.slice_update(
-                    value_cache, start, _project(self._value_dense, value, 1)
+                    value_cache,
+                    start,
+                    _heads_first(_project(self._value_dense, value, 1)),
                 )
                 key, value = key_cache, value_cache
             cache = (key_cache, value_cache)
 
+        if beams is not None:
+            query, attention_mask = _fold_beams(query, attention_mask, beams)
         attention_output, attention_scores = self._compute_attention(
             query,
             key,
@@ -109,8 +123,14 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
             training=training,
             return_attention_scores=return_attention_scores,
         )
-        # [B, T, H, d_v] -> [B, T, D]
-        attention_output = _project(self._output_dense, attention_output, 2)
+        if beams is not None:
+            attention_output = _unfold_beams(attention_output, beams)
+            if return_attention_scores:
+                attention_scores = _unfold_beams(attention_scores, beams)
+        # [B, H, T, d_v] -> [B, T, H, d_v] -> [B, T, D]
+        attention_output = _project(
+            self._output_dense, ops.transpose(attention_output, (0, 2, 1, 3)), 2
+        )
 
         outputs = (attention_output,)
         if return_attention_scores:
@@ -128,19 +148,27 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
         training=None,
         return_attention_scores=False,
     ):
-        # The fused `ops.dot_product_attention` path of the parent assumes
-        # d_k == d_v (JAX checks it); with d_k != d_v (Table 3 row B) take the
-        # parent's explicit softmax(Q K^T / sqrt(d_k)) V path instead.
-        explicit = return_attention_scores or self._key_dim != self._value_dim
-        attention_output, attention_scores = super()._compute_attention(
-            query,
-            key,
-            value,
-            attention_mask=attention_mask,
-            training=training,
-            return_attention_scores=explicit,
-        )
-        return attention_output, (attention_scores if return_attention_scores else None)
+        """softmax(Q K^T / sqrt(d_k)) V on heads-first tensors, as batched matmuls.
+
+        Args:
+            query: `[B, H, T, d_k]`.
+            key: `[B, H, S, d_k]`.
+            value: `[B, H, S, d_v]`.
+            attention_mask: optional bool `[B, T, S]`.
+
+        Returns:
+            `([B, H, T, d_v], [B, H, T, S] weights or None)`.
+        """
+        query = ops.multiply(query, ops.cast(self._inverse_sqrt_key_dim, query.dtype))
+        # [B, H, T, d_k] x [B, H, d_k, S] -> [B, H, T, S]
+        scores = ops.matmul(query, ops.swapaxes(key, -1, -2))
+        weights = self._masked_softmax(scores, attention_mask)
+        dropped = weights
+        if self._dropout > 0.0:
+            dropped = self._dropout_layer(weights, training=training)
+        # [B, H, T, S] x [B, H, S, d_v] -> [B, H, T, d_v]
+        attention_output = ops.matmul(dropped, value)
+        return attention_output, (weights if return_attention_scores else None)
 
     def compute_cache(self, value, key=None):
         """Projects keys and values once, for a read-only (cross-attention) cache.
@@ -150,12 +178,12 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
             key: optional tensor `[B, S, D]`. Defaults to `value`.
 
         Returns:
-            A tuple `(key_cache [B, S, H, d_k], value_cache [B, S, H, d_v])`.
+            A tuple `(key_cache [B, H, S, d_k], value_cache [B, H, S, d_v])`.
         """
         key = value if key is None else key
         return (
-            _project(self._key_dense, key, 1),
-            _project(self._value_dense, value, 1),
+            _heads_first(_project(self._key_dense, key, 1)),
+            _heads_first(_project(self._value_dense, value, 1)),
         )
 
     def compute_output_spec(
@@ -173,7 +201,7 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
         output_shape = self.compute_output_shape(query.shape, value.shape, key_shape)
         outputs = (keras.KerasTensor(output_shape, dtype=self.compute_dtype),)
         if return_attention_scores:
-            key_length = (value if cache is None else cache[0]).shape[1]
+            key_length = value.shape[1] if cache is None else cache[0].shape[2]
             scores_shape = (query.shape[0], self.num_heads, query.shape[1], key_length)
             outputs += (keras.KerasTensor(scores_shape, dtype=self.compute_dtype),)
         if cache is not None:
@@ -210,3 +238,56 @@ def _project(dense, inputs, contracted_dims):
         outputs = outputs + ops.reshape(dense.bias, (-1,))
     leading = ops.shape(inputs)[: len(inputs.shape) - contracted_dims]
     return ops.reshape(outputs, (*leading, *output_shape))
+
+
+def _heads_first(x):
+    """`[B, T, H, d]` -> `[B, H, T, d]`."""
+    return ops.transpose(x, (0, 2, 1, 3))
+
+
+def _beams_over_cache(query, key_cache):
+    """K when `query` has K rows per row of a read-only cache, else `None`.
+
+    Beam search keeps one cross-attention cache row per sentence while the
+    decoder runs one row per beam. Equal static batch sizes return `None`
+    (nothing to fold); otherwise K is the static ratio, or a scalar tensor when
+    a batch size is only known at run time (then K may be 1).
+    """
+    rows, cached = query.shape[0], key_cache.shape[0]
+    if rows is not None and cached is not None:
+        if rows == cached:
+            return None
+        if rows % cached:
+            raise ValueError(
+                "The query batch must be a multiple of the cache batch (one row "
+                f"per beam). Received: query rows={rows}, cache rows={cached}"
+            )
+        return rows // cached
+    return ops.shape(query)[0] // ops.shape(key_cache)[0]
+
+
+def _fold_beams(query, attention_mask, beams):
+    """`[B*K, H, T, d]` -> `[B, H, K*T, d]`; the mask `[B, T, S]` -> `[B, K*T, S]`.
+
+    The K beams of a sentence become K * T query positions over the
+    sentence's single cache row: the same scores as attending from K tiled
+    copies of the cache, reading it once.
+    """
+    _, heads, length, depth = ops.shape(query)
+    # [B*K, H, T, d] -> [B, K, H, T, d] -> [B, H, K, T, d] -> [B, H, K*T, d]
+    query = ops.reshape(query, (-1, beams, heads, length, depth))
+    query = ops.reshape(
+        ops.transpose(query, (0, 2, 1, 3, 4)), (-1, heads, beams * length, depth)
+    )
+    if attention_mask is not None:
+        attention_mask = ops.tile(attention_mask, (1, beams, 1))
+    return query, attention_mask
+
+
+def _unfold_beams(x, beams):
+    """`[B, H, K*T, n]` -> `[B*K, H, T, n]`, the inverse of `_fold_beams`."""
+    _, heads, folded, last = ops.shape(x)
+    length = folded // beams
+    # [B, H, K*T, n] -> [B, H, K, T, n] -> [B, K, H, T, n] -> [B*K, H, T, n]
+    x = ops.reshape(x, (-1, heads, beams, length, last))
+    return ops.reshape(ops.transpose(x, (0, 2, 1, 3, 4)), (-1, heads, length, last))

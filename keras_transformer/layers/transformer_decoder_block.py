@@ -128,7 +128,7 @@ class TransformerDecoderBlock(TransformerBlockBase):
         else:
             causal = causal_attention_mask(
                 query_length,
-                ops.shape(self_attention_cache[0])[1],
+                ops.shape(self_attention_cache[0])[2],
                 query_offset=self_attention_cache_update_index,
             )
         # [T, T_keys] -> [B, T, T_keys], then AND the target padding mask.

@@ -324,9 +324,13 @@ class Transformer(keras.Model):
             A dict, batch first in every leaf (so beam search can tile and
             gather it along axis 0):
             `{"source_padding_mask": [B, S], "layers": [per decoder layer
-            {"self_attention": (keys [B, max_length, H, d_k], values
-            [B, max_length, H, d_v]), "cross_attention": (keys [B, S, H, d_k],
-            values [B, S, H, d_v])}]}`.
+            {"self_attention": (keys [B, H, max_length, d_k], values
+            [B, H, max_length, d_v]), "cross_attention": (keys [B, H, S, d_k],
+            values [B, H, S, d_v])}]}` (heads first, see
+            `CachedMultiHeadAttention`). For beam search, only the
+            self-attention entries need one row per beam: `decode_step` with
+            `B*K` target rows reads the cross-attention entries and the
+            source mask with one row per sentence.
         """
         batch_size = ops.shape(encoder_output)[0]
         layers = []
@@ -339,8 +343,8 @@ class Transformer(keras.Model):
                         ops.zeros(
                             (
                                 batch_size,
-                                max_length,
                                 attention.num_heads,
+                                max_length,
                                 attention.key_dim,
                             ),
                             dtype=dtype,
@@ -348,8 +352,8 @@ class Transformer(keras.Model):
                         ops.zeros(
                             (
                                 batch_size,
-                                max_length,
                                 attention.num_heads,
+                                max_length,
                                 attention.value_dim,
                             ),
                             dtype=dtype,

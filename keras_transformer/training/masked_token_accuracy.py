@@ -3,10 +3,18 @@
 import keras
 from keras import ops
 
+from keras_transformer.training.token_utils import label_logits
+
 
 @keras.saving.register_keras_serializable(package="keras_transformer")
 class MaskedTokenAccuracy(keras.metrics.Metric):
     """Fraction of real target tokens whose argmax prediction is right.
+
+    A prediction is right when the label's logit is the largest (an exact tie
+    with another token, which argmax would break by index, counts as right).
+    This is a max and a gather: Keras' `ops.argmax` on the TensorFlow backend
+    adds a negative-zero fix-up that made the metric 12x slower on
+    `[64, 32, 8000]` logits.
 
     Positions whose label is `pad_id` count neither as right nor as wrong. The
     running totals are sums, so replicas and batches of different sizes
@@ -26,9 +34,9 @@ class MaskedTokenAccuracy(keras.metrics.Metric):
     def update_state(self, y_true, y_pred, sample_weight=None):
         y_true = ops.cast(y_true, "int32")
         real = ops.cast(ops.not_equal(y_true, self.pad_id), "float32")
-        # [B, T, V] -> [B, T]
-        predicted = ops.cast(ops.argmax(y_pred, axis=-1), "int32")
-        right = ops.cast(ops.equal(predicted, y_true), "float32") * real
+        # [B, T, V] -> [B, T]: right where the label's logit is the largest.
+        best = ops.max(ops.cast(y_pred, "float32"), axis=-1)
+        right = ops.cast(label_logits(y_true, y_pred) >= best, "float32") * real
         self.correct.assign_add(ops.sum(right))
         self.total.assign_add(ops.sum(real))
 

@@ -3,7 +3,7 @@
 import keras
 from keras import ops
 
-from keras_transformer.training.token_utils import target_log_probs
+from keras_transformer.training.token_utils import label_negative_log_probs
 
 
 @keras.saving.register_keras_serializable(package="keras_transformer")
@@ -29,7 +29,7 @@ class Perplexity(keras.metrics.Metric):
     def update_state(self, y_true, y_pred, sample_weight=None):
         y_true = ops.cast(y_true, "int32")
         real = ops.cast(ops.not_equal(y_true, self.pad_id), "float32")
-        nll = -target_log_probs(y_true, y_pred)[0]
+        nll = label_negative_log_probs(y_true, y_pred)
         self.nll.assign_add(ops.sum(nll * real))
         self.tokens.assign_add(ops.sum(real))
 

@@ -32,22 +32,40 @@ def global_token_count(mask):
     return context.all_reduce(tf.distribute.ReduceOp.SUM, count)
 
 
-def target_log_probs(y_true, logits):
-    """Log-probabilities of the labels and of the whole vocabulary, in float32.
+def label_logits(y_true, logits):
+    """The logit of each label, in float32.
 
     Args:
         y_true: int tensor `[B, T]`.
         logits: float tensor `[B, T, V]`.
 
     Returns:
-        A tuple `(label_log_probs [B, T], log_probs [B, T, V])`.
+        A float32 tensor `[B, T]`.
     """
-    log_probs = ops.log_softmax(ops.cast(logits, "float32"), axis=-1)
     # [B, T, V] -> [B, T]
-    label_log_probs = ops.squeeze(
+    return ops.squeeze(
         ops.take_along_axis(
-            log_probs, ops.expand_dims(ops.cast(y_true, "int32"), -1), axis=-1
+            ops.cast(logits, "float32"),
+            ops.expand_dims(ops.cast(y_true, "int32"), -1),
+            axis=-1,
         ),
         -1,
     )
-    return label_log_probs, log_probs
+
+
+def label_negative_log_probs(y_true, logits):
+    """-log p(y) per position, as logsumexp(logits) - logit(y), in float32.
+
+    One exponential pass over the vocabulary and a gather; no `[B, T, V]`
+    log-probabilities are materialised (metrics call this outside the
+    gradient tape).
+
+    Args:
+        y_true: int tensor `[B, T]`.
+        logits: float tensor `[B, T, V]`.
+
+    Returns:
+        A float32 tensor `[B, T]`.
+    """
+    log_normalizer = ops.logsumexp(ops.cast(logits, "float32"), axis=-1)
+    return log_normalizer - label_logits(y_true, logits)

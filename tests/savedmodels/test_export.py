@@ -174,7 +174,7 @@ def _assert_same(ids, scores, expected_ids, expected_scores):
     assert ids.shape[:2] == expected_ids.shape[:2]
     np.testing.assert_array_equal(ids, expected_ids[:, :, :width])
     assert np.all(expected_ids[:, :, width:] == PAD_ID)
-    np.testing.assert_allclose(scores, expected_scores, atol=1e-5, rtol=0)
+    np.testing.assert_allclose(scores, expected_scores, atol=1e-5, rtol=1e-6)
 
 
 def _check_text_signature(exported, prefix, beam_size, alpha, extra, n_best):
@@ -193,7 +193,7 @@ def _check_text_signature(exported, prefix, beam_size, alpha, extra, n_best):
         expected = np.array(tokenizer.detokenize(ids[row])).astype("S")
         np.testing.assert_array_equal(translations[row], expected)
         np.testing.assert_allclose(
-            outputs[f"{prefix}/scores"][row], scores[row], atol=1e-5, rtol=0
+            outputs[f"{prefix}/scores"][row], scores[row], atol=1e-5, rtol=1e-6
         )
 
 
@@ -247,7 +247,7 @@ def test_batches_of_0_and_64(exported):
     ids, scores = _reference(exported, _source_ids(tokenizer, texts), 4, 0.6, 10, 1)
     expected = np.array(tokenizer.detokenize(ids[:, 0])).astype("S")
     np.testing.assert_array_equal(outputs["batch64/translations"][:, 0], expected)
-    np.testing.assert_allclose(outputs["batch64/scores"], scores, atol=1e-5, rtol=0)
+    np.testing.assert_allclose(outputs["batch64/scores"], scores, atol=1e-5, rtol=1e-6)
 
 
 def test_bad_requests_fail_with_clear_errors(exported):

@@ -72,7 +72,7 @@ def test_self_attention_cache_reproduces_full_causal_attention():
     full = np.array(
         layer(query, query, attention_mask=causal_attention_mask(6, 6)[None])
     )
-    cache = (np.zeros((2, 6, 2, 3), "float32"), np.zeros((2, 6, 2, 5), "float32"))
+    cache = (np.zeros((2, 2, 6, 3), "float32"), np.zeros((2, 2, 6, 5), "float32"))
     steps = []
     # One step, then a chunk of two, then three single steps.
     for start, stop in [(0, 1), (1, 3), (3, 4), (4, 5), (5, 6)]:
@@ -86,9 +86,11 @@ def test_self_attention_cache_reproduces_full_causal_attention():
         )
         steps.append(np.array(output))
     np.testing.assert_allclose(np.concatenate(steps, axis=1), full, atol=1e-5)
-    # The cache holds the projected keys of every position.
+    # The cache holds the projected keys of every position, heads first.
     np.testing.assert_allclose(
-        np.array(cache[0]), np.array(layer.key_dense(query)), atol=1e-6
+        np.array(cache[0]),
+        np.array(layer.key_dense(query)).transpose(0, 2, 1, 3),
+        atol=1e-6,
     )
 
 
@@ -100,6 +102,43 @@ def test_read_only_cache_equals_recomputed_keys_and_values():
     output, returned_cache = layer(query, query, cache=cache)
     np.testing.assert_allclose(np.array(output), expected, atol=1e-6)
     assert returned_cache[0] is cache[0]
+
+
+@pytest.mark.parametrize("beams", [1, 3])
+def test_beam_rows_over_one_cache_row_per_sentence_equal_a_tiled_cache(beams):
+    rng = np.random.default_rng(3)
+    query = rng.normal(size=(2 * beams, 2, 8)).astype("float32")
+    value = rng.normal(size=(2, 5, 8)).astype("float32")
+    mask = np.array([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], bool)[:, None]  # [B, 1, S]
+    layer = CachedMultiHeadAttention(num_heads=2, key_dim=4, value_dim=3)
+    layer(query[:2], value)  # builds the weights
+    cache = layer.compute_cache(value)
+    tiled = tuple(np.repeat(np.array(c), beams, axis=0) for c in cache)
+    output, weights, _ = layer(
+        query,
+        query,
+        attention_mask=np.repeat(mask, 2, axis=1),
+        cache=cache,
+        return_attention_scores=True,
+    )
+    expected, expected_weights, _ = layer(
+        query,
+        query,
+        attention_mask=np.repeat(np.repeat(mask, 2, axis=1), beams, axis=0),
+        cache=tiled,
+        return_attention_scores=True,
+    )
+    np.testing.assert_allclose(np.array(output), np.array(expected), atol=1e-6)
+    np.testing.assert_allclose(np.array(weights), np.array(expected_weights), atol=1e-6)
+    assert tuple(weights.shape) == (2 * beams, 2, 2, 5)
+
+
+def test_query_rows_not_a_multiple_of_the_cache_rows_are_an_error():
+    layer = CachedMultiHeadAttention(num_heads=2, key_dim=4)
+    layer(np.ones((2, 1, 8), "float32"), np.ones((2, 5, 8), "float32"))
+    cache = layer.compute_cache(np.ones((2, 5, 8), "float32"))
+    with pytest.raises(ValueError, match="query rows=3, cache rows=2"):
+        layer(np.ones((3, 1, 8), "float32"), None, cache=cache)
 
 
 def test_update_index_without_cache_is_an_error():

@@ -58,7 +58,7 @@ def test_cached_decoding_reproduces_the_full_pass(normalize_first):
     source_mask = np.array([[True] * 6, [True] * 4 + [False] * 2])
     full = np.array(block(target, source, encoder_padding_mask=source_mask))
     cross_cache = block.cross_attention.compute_cache(source)
-    self_cache = (np.zeros((2, 5, 2, 3), "float32"), np.zeros((2, 5, 2, 5), "float32"))
+    self_cache = (np.zeros((2, 2, 5, 3), "float32"), np.zeros((2, 2, 5, 5), "float32"))
     steps = []
     for i in range(5):
         output, self_cache = block(
@@ -101,6 +101,6 @@ def test_missing_encoder_input_is_an_error():
 
 def test_cache_without_index_is_an_error():
     block = TransformerDecoderBlock(2, 16)
-    cache = (np.zeros((2, 5, 2, 4), "float32"),) * 2
+    cache = (np.zeros((2, 2, 5, 4), "float32"),) * 2
     with pytest.raises(ValueError, match="go together"):
         block(_sequence(), _sequence(seed=1), self_attention_cache=cache)

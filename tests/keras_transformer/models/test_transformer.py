@@ -113,15 +113,15 @@ def test_decode_step_accepts_chunks():
     np.testing.assert_allclose(np.concatenate([first, rest], axis=1), full, atol=1e-5)
 
 
-def test_cache_layout_is_batch_first():
+def test_cache_layout_is_batch_then_heads_first():
     model = _model(d_k=4, d_v=12)
     cache = model.init_cache(*model.encode(_ids(3, 7, 0)), max_length=10)
     assert tuple(cache["source_padding_mask"].shape) == (3, 7)
     assert len(cache["layers"]) == 2
     keys, values = cache["layers"][0]["self_attention"]
-    assert (tuple(keys.shape), tuple(values.shape)) == ((3, 10, 2, 4), (3, 10, 2, 12))
+    assert (tuple(keys.shape), tuple(values.shape)) == ((3, 2, 10, 4), (3, 2, 10, 12))
     keys, values = cache["layers"][0]["cross_attention"]
-    assert (tuple(keys.shape), tuple(values.shape)) == ((3, 7, 2, 4), (3, 7, 2, 12))
+    assert (tuple(keys.shape), tuple(values.shape)) == ((3, 2, 7, 4), (3, 2, 7, 12))
 
 
 def test_encoder_and_decoder_share_the_models_weights():

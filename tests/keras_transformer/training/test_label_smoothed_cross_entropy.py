@@ -58,3 +58,19 @@ def test_config_round_trip_and_bad_value():
     assert (revived.label_smoothing, revived.pad_id) == (0.2, 5)
     with pytest.raises(ValueError, match="label_smoothing=1.5"):
         LabelSmoothedCrossEntropy(label_smoothing=1.5)
+
+
+def test_gradient_is_softmax_minus_smoothed_targets_over_real_tokens():
+    import tensorflow as tf
+
+    eps, vocab = 0.1, LOGITS.shape[-1]
+    logits = tf.constant(LOGITS)
+    with tf.GradientTape() as tape:
+        tape.watch(logits)
+        loss = LabelSmoothedCrossEntropy(label_smoothing=eps)(LABELS, logits)
+    gradient = tape.gradient(loss, logits).numpy()[0]
+    probs = np.exp(_log_softmax(LOGITS.astype("float64")))[0]
+    targets = (1 - eps) * np.eye(vocab)[LABELS[0]] + eps / vocab
+    expected = (probs - targets) / 2  # two real tokens
+    expected[2] = 0.0  # padding
+    np.testing.assert_allclose(gradient, expected, atol=1e-6)
