@@ -14,6 +14,10 @@ one warm-up (compilation) run.
     python benchmarks/decoding_speed.py --configs small
     python benchmarks/decoding_speed.py --configs base --repeats 1
     KERAS_BACKEND=jax python benchmarks/decoding_speed.py --configs small
+    python benchmarks/decoding_speed.py --configs small --processes 5
+
+With `--processes N` every setting runs in N fresh processes and the median
+process's line is printed with every process's `seconds_per_batch`.
 
 Modes: on TensorFlow, `graph` is `tf.function` and `xla` adds
 `jit_compile=True`; on JAX, `jit` is `jax.jit` (always XLA).
@@ -32,6 +36,7 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
+from process_repeats import add_processes_argument, repeat_in_processes  # noqa: E402
 
 from keras_transformer import TransformerConfig, build_transformer  # noqa: E402
 from keras_transformer.decoding import compiled_translate  # noqa: E402
@@ -100,7 +105,10 @@ def main():
     parser.add_argument("--source-length", type=int, default=32)
     parser.add_argument("--output-tokens", type=int, default=40)
     parser.add_argument("--repeats", type=int, default=3)
+    add_processes_argument(parser)
     args = parser.parse_args()
+    if repeat_in_processes(__file__, args.processes, "seconds_per_batch"):
+        return
     for config_name in args.configs:
         for mode in args.modes:
             for method in args.methods:

@@ -14,6 +14,12 @@ FLOPs per target token (forward + backward = 3 x forward, multiply-add = 2):
 
     python benchmarks/training_speed.py                # small and base
     python benchmarks/training_speed.py --configs small --steps 20
+    python benchmarks/training_speed.py --configs small --processes 5
+
+With `--processes N` each setting runs in N fresh processes, one after
+another, and the median process's line is printed with every process's
+`seconds_per_step` (`process_repeats.py`: this machine's speed varies by
+process, not by step).
 """
 
 import argparse
@@ -30,6 +36,7 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
+from process_repeats import add_processes_argument, repeat_in_processes  # noqa: E402
 
 from keras_transformer import TransformerConfig, build_transformer  # noqa: E402
 from keras_transformer.training import compile_transformer  # noqa: E402
@@ -129,7 +136,10 @@ def main():
     parser.add_argument("--configs", nargs="+", default=["small", "base"])
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--jit", nargs="+", default=["false", "true"])
+    add_processes_argument(parser)
     args = parser.parse_args()
+    if repeat_in_processes(__file__, args.processes, "seconds_per_step"):
+        return
     peak = matmul_peak_gflops()
     for name in args.configs:
         for jit in args.jit:

@@ -13,11 +13,12 @@ sentence, as tensor2tensor, the TF Model Garden and flax do:
   counts the generated tokens, eos included.
 
 Each step scores the K * V one-token extensions of the alive beams and keeps
-the best 2K by log probability. Those among the best K that end in eos are
-merged into the finished set (as fairseq does: a plain K-beam step would have
-picked them, so K = 1 with alpha = 0 is exactly greedy search); the best K that
-do not end in eos become the new alive set. At most K of the 2K end in eos, so
-at least K remain to continue: finishing beams never starve the live ones.
+the best 2K by log probability (found among each beam's best 2K tokens).
+Those among the best K that end in eos are merged into the finished set (as
+fairseq does: a plain K-beam step would have picked them, so K = 1 with
+alpha = 0 is exactly greedy search); the best K that do not end in eos become
+the new alive set. At most K of the 2K end in eos, so at least K remain to
+continue: finishing beams never starve the live ones.
 A sentence is done when the worst of its K finished scores beats the best score
 any alive beam could still reach, `alive log prob / penalty(max length)` (log
 probabilities only fall, and with alpha >= 0 the penalty only grows); the loop
@@ -32,7 +33,9 @@ from keras_transformer.decoding.beam_utils import (
     flat_beam_indices,
     gather_beams,
     tile_beams,
+    top_k_by_blocks,
 )
+from keras_transformer.decoding.growing_loop import growing_while_loop
 from keras_transformer.decoding.length_penalty import length_penalty
 
 # Log probability of an impossible hypothesis: finite, so that sums and
@@ -66,6 +69,8 @@ def beam_search(
     max_length,
     max_lengths=None,
     pad_id=0,
+    grow_cache_fn=None,
+    first_segment=None,
 ):
     """Finds the K best hypotheses per sentence under the GNMT-penalised score.
 
@@ -110,6 +115,10 @@ def beam_search(
             without eos is finished there, without eos, and scored at that
             length. Defaults to `max_length` for every sentence.
         pad_id: int. Written after a hypothesis' last token. Defaults to `0`.
+        grow_cache_fn: optional `fn(cache, length) -> cache` for a cache
+            (rows `[B*K, ...]`) that starts short and grows in doubling
+            segments from `first_segment` (`growing_while_loop`).
+        first_segment: optional int, with `grow_cache_fn`.
 
     Returns:
         A tuple `(sequences, scores)`:
@@ -201,19 +210,30 @@ def beam_search(
         )
         logits, cache = symbols_to_logits_fn(current, index, cache)
         # [B*K, (1,) V] -> [B, K, V]
-        logits = ops.reshape(ops.cast(logits, "float32"), (batch_size, k, -1))
-        vocab_size = ops.shape(logits)[-1]
-        log_probs = ops.log_softmax(logits, axis=-1)
-        # [B, K, 1] + [B, K, V] -> [B, K*V], every one-token extension
-        candidate_log_probs = ops.reshape(
-            ops.expand_dims(alive_log_probs, -1) + log_probs, (batch_size, -1)
+        # (V spelled out when static: -1 with a run-time batch size would hide
+        # it from `top_k_by_blocks`)
+        logits = ops.reshape(
+            ops.cast(logits, "float32"), (batch_size, k, logits.shape[-1] or -1)
         )
-
-        # Grow: the best 2K extensions, so that K survive even if K end in eos.
-        # [B, K*V] -> [B, 2K]
+        # Grow: the best 2K one-token extensions, so that K survive even if K
+        # end in eos. They are among the best 2K tokens of each beam, so only
+        # those K * 2K get a log probability, logit - logsumexp (the full
+        # [B, K*V] of log probs is never formed). Ties still resolve to the
+        # lower (beam, token), as one top-k over [B, K*V] would.
+        # [B, K, V] -> [B, K, N], N = 2K (or V, for a vocabulary under 2K)
+        per_beam = min(2 * k, logits.shape[-1] or 2 * k)
+        beam_logits, beam_tokens = top_k_by_blocks(logits, per_beam)
+        beam_log_probs = beam_logits - ops.logsumexp(logits, axis=-1, keepdims=True)
+        # [B, K, 1] + [B, K, N] -> [B, K*N]
+        candidate_log_probs = ops.reshape(
+            ops.expand_dims(alive_log_probs, -1) + beam_log_probs, (batch_size, -1)
+        )
+        # [B, K*N] -> [B, 2K]
         topk_log_probs, topk_indices = ops.top_k(candidate_log_probs, 2 * k)
-        topk_parents = topk_indices // vocab_size
-        topk_tokens = ops.cast(topk_indices % vocab_size, "int32")
+        topk_parents = topk_indices // per_beam
+        topk_tokens = ops.take_along_axis(
+            ops.reshape(beam_tokens, (batch_size, -1)), topk_indices, axis=1
+        )
         # [B, K, T + 1] -> [B, 2K, T + 1], then write the new token at index + 1
         topk_seq = _take_beams(alive_seq, topk_parents)
         topk_seq = ops.slice_update(
@@ -278,8 +298,8 @@ def beam_search(
         finished_flags,
         cache,
     )
-    _, _, _, finished_seq, finished_scores, finished_flags, _ = ops.while_loop(
-        cond, body, state
+    _, _, _, finished_seq, finished_scores, finished_flags, _ = growing_while_loop(
+        cond, body, state, max_length, grow_cache_fn, first_segment
     )
     # Every alive beam is finished by its sentence's limit, or stopped early
     # because it cannot beat the finished ones: the finished set is the answer.

@@ -56,3 +56,55 @@ def flat_beam_indices(beam_indices):
     return ops.reshape(
         ops.cast(beam_indices, "int32") + ops.expand_dims(offsets, 1), (-1,)
     )
+
+
+def top_k_by_blocks(x, k, block_size=16):
+    """`ops.top_k(x, k)` along the last axis, reading most of `x` only once.
+
+    The row is cut into blocks of `block_size`; the k best elements lie in the
+    k blocks with the best maxima (each of those k maxima is at least as good
+    as any element outside them), so a full top-k runs only over those
+    k * block_size candidates. On a 2-core CPU, beam search's per-beam top-8
+    over 8,000 logits took about half the time of one top-k over the row
+    (BUILD_NOTES.md, "Speed"). The result is exactly `ops.top_k`'s, ties
+    included: the k blocks are gathered in their original order, so equal
+    values still come lowest index first. Rows shorter than four times
+    `k * block_size` use `ops.top_k` directly.
+
+    Args:
+        x: float tensor `[..., N]` (an N known only at run time takes
+            `ops.top_k`).
+        k: int. How many to keep.
+        block_size: int. Elements per block. Defaults to `16`.
+
+    Returns:
+        A tuple `(values [..., k], indices [..., k] int32)`, best first.
+    """
+    size = x.shape[-1]
+    if size is None or size < 4 * k * block_size:
+        values, indices = ops.top_k(x, k)
+        return values, ops.cast(indices, "int32")
+    leading = ops.shape(x)[:-1]
+    blocks = -(-size // block_size)
+    if blocks * block_size != size:
+        # Pad the last block with the lowest value, never picked before a real
+        # element (k <= size).
+        padding = [[0, 0]] * (len(x.shape) - 1) + [[0, blocks * block_size - size]]
+        x = ops.pad(x, padding, constant_values=float("-inf"))
+    # [..., N] -> [R, blocks, block_size], R the number of rows
+    rows = ops.reshape(x, (-1, blocks, block_size))
+    # [R, blocks] -> [R, k], the best blocks, back in their original order
+    _, best_blocks = ops.top_k(ops.max(rows, axis=-1), k)
+    best_blocks = ops.sort(ops.cast(best_blocks, "int32"), axis=-1)
+    # [R, k, block_size] -> [R, k * block_size]
+    candidates = ops.take_along_axis(rows, ops.expand_dims(best_blocks, -1), axis=1)
+    candidates = ops.reshape(candidates, (-1, k * block_size))
+    values, picks = ops.top_k(candidates, k)
+    picks = ops.cast(picks, "int32")
+    # [R, k]: the picked candidate's block and its position in the row
+    block = ops.take_along_axis(best_blocks, picks // block_size, axis=1)
+    indices = block * block_size + picks % block_size
+    return (
+        ops.reshape(values, (*leading, k)),
+        ops.reshape(indices, (*leading, k)),
+    )

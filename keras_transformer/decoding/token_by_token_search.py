@@ -2,6 +2,8 @@
 
 from keras import ops
 
+from keras_transformer.decoding.growing_loop import growing_while_loop
+
 
 def token_by_token_search(
     symbols_to_logits_fn,
@@ -12,6 +14,8 @@ def token_by_token_search(
     max_length,
     pad_id=0,
     max_lengths=None,
+    grow_cache_fn=None,
+    first_segment=None,
 ):
     """Extends every sentence by the token `choose_fn` picks, until eos or the limit.
 
@@ -40,6 +44,12 @@ def token_by_token_search(
         max_lengths: optional int tensor `[B]`, the most tokens each sentence
             may generate (paper §6.1: source length + 50). Defaults to
             `max_length` for every sentence.
+        grow_cache_fn: optional `fn(cache, length) -> cache` that gives the
+            cache room for `length` positions. With it, the cache starts
+            short and grows in doubling segments from `first_segment`
+            (`growing_while_loop`), so early steps read less of it.
+        first_segment: optional int. The first segment's length (with
+            `grow_cache_fn`).
 
     Returns:
         A tuple `(ids, log_probs)`: int32 `[B, max_length]` tokens (eos
@@ -68,10 +78,11 @@ def token_by_token_search(
         # [B, (1,) V] -> [B, V]
         logits = ops.reshape(ops.cast(logits, "float32"), (batch_size, -1))
         next_ids = ops.cast(choose_fn(logits, index), "int32")
-        # [B, V] -> [B], log p of the chosen token under the model
+        # [B, V] -> [B], log p of the chosen token under the model: its logit
+        # minus logsumexp (no [B, V] log-softmax is formed)
         step_log_probs = ops.take_along_axis(
-            ops.log_softmax(logits, axis=-1), ops.expand_dims(next_ids, 1), axis=1
-        )[:, 0]
+            logits, ops.expand_dims(next_ids, 1), axis=1
+        )[:, 0] - ops.logsumexp(logits, axis=-1)
         log_probs = log_probs + ops.where(finished, 0.0, step_log_probs)
         next_ids = ops.where(finished, pad_id, next_ids)
         ids = ops.slice_update(ids, [0, index + 1], ops.expand_dims(next_ids, 1))
@@ -81,7 +92,7 @@ def token_by_token_search(
         )
         return index + 1, ids, finished, log_probs, cache
 
-    _, ids, _, log_probs, _ = ops.while_loop(
+    _, ids, _, log_probs, _ = growing_while_loop(
         cond,
         body,
         (
@@ -91,5 +102,8 @@ def token_by_token_search(
             log_probs,
             initial_cache,
         ),
+        max_length,
+        grow_cache_fn,
+        first_segment,
     )
     return ids[:, 1:], log_probs

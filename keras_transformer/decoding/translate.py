@@ -10,6 +10,18 @@ from keras_transformer.decoding.sampling_search import sampling_search
 
 METHODS = ("beam", "greedy", "sample")
 PAD_ID = 0
+# The self-attention cache's first length; it doubles from there.
+FIRST_SEGMENT = 8
+
+
+def _grow_self_caches(self_caches, length):
+    """Pads each `(keys, values)` `[B, H, L, d]` with zeros to `length` positions."""
+
+    def grow(x):
+        # [B, H, L, d] -> [B, H, length, d]
+        return ops.pad(x, [[0, 0], [0, 0], [0, length - x.shape[2]], [0, 0]])
+
+    return [(grow(keys), grow(values)) for keys, values in self_caches]
 
 
 def output_lengths(source_ids, max_extra_length, max_length=None, model=None):
@@ -82,6 +94,7 @@ def translate(
     temperature=1.0,
     top_k=0,
     seed=None,
+    first_segment=FIRST_SEGMENT,
 ):
     """Translates a batch of token ids with the model's cached decoder.
 
@@ -110,6 +123,11 @@ def translate(
         top_k: int. For `"sample"`; 0 means the whole vocabulary. Defaults to
             `0`.
         seed: int or `keras.random.SeedGenerator`. For `"sample"`.
+        first_segment: int or `None`. The self-attention cache starts with
+            this many positions and doubles when the search reaches its end
+            (`growing_while_loop`), so early steps attend over, and beam
+            search reorders, a short cache; `None` allocates all T at once.
+            Defaults to `8`.
 
     Returns:
         A tuple `(ids, scores)`: int32 `[B, N, T]` hypotheses, best first
@@ -131,7 +149,9 @@ def translate(
         source_ids, max_extra_length, max_length, model
     )
     encoder_output, source_mask = model.encode(source_ids)
-    cache = model.init_cache(encoder_output, source_mask, max_length)
+    # The cache starts at the first segment's length and grows in the search.
+    cache_length = min(first_segment or max_length, max_length)
+    cache = model.init_cache(encoder_output, source_mask, cache_length)
     static = {
         "source_padding_mask": cache["source_padding_mask"],
         "cross_attention": [layer["cross_attention"] for layer in cache["layers"]],
@@ -139,6 +159,7 @@ def translate(
     self_caches = [layer["self_attention"] for layer in cache["layers"]]
     batch_size = ops.shape(source_ids)[0]
     initial_ids = ops.full((batch_size,), bos_id, dtype="int32")
+    growth = dict(grow_cache_fn=_grow_self_caches, first_segment=first_segment)
 
     if method == "beam":
         # The encoder side stays [B, ...]: the K beam rows of a sentence
@@ -153,6 +174,7 @@ def translate(
             eos_id=eos_id,
             max_length=max_length,
             max_lengths=max_lengths,
+            **growth,
         )
     if method == "greedy":
         ids, log_probs = greedy_search(
@@ -163,6 +185,7 @@ def translate(
             max_length=max_length,
             max_lengths=max_lengths,
             return_scores=True,
+            **growth,
         )
     else:
         ids, log_probs = sampling_search(
@@ -175,6 +198,7 @@ def translate(
             top_k=top_k,
             seed=seed,
             max_lengths=max_lengths,
+            **growth,
         )
     # [B, T] -> [B]: eos position + 1, or the sentence's limit without eos
     is_eos = ops.equal(ids, eos_id)

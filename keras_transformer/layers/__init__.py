@@ -13,6 +13,7 @@ from keras_transformer.layers.attention_masks import (
 from keras_transformer.layers.cached_multi_head_attention import (
     CachedMultiHeadAttention,
 )
+from keras_transformer.layers.hash_dropout import HashDropout
 from keras_transformer.layers.learned_position_embedding import (
     LearnedPositionEmbedding,
 )
@@ -30,6 +31,7 @@ from keras_transformer.layers.transformer_encoder_block import TransformerEncode
 
 __all__ = [
     "CachedMultiHeadAttention",
+    "HashDropout",
     "LearnedPositionEmbedding",
     "PositionWiseFeedForward",
     "ScaledReversibleEmbedding",

@@ -5,6 +5,8 @@ import math
 import keras
 from keras import ops
 
+from keras_transformer.layers.hash_dropout import HashDropout
+
 
 @keras.saving.register_keras_serializable(package="keras_transformer")
 class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
@@ -16,14 +18,15 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
         MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W^O,
         head_i = Attention(Q W_i^Q, K W_i^K, V W_i^V)
 
-    It reuses every projection, the masked softmax and the dropout of
-    `keras.layers.MultiHeadAttention` (`key_dim` is d_k, `value_dim` is d_v, set
-    independently as in Table 3 rows A and B) and adds a cache for incremental
-    decoding. A cache is a tuple `(key_cache, value_cache)` of projected keys
-    `[B, H, S, d_k]` and values `[B, H, S, d_v]`, heads first: the layout of
-    the batched matmuls `Q K^T` and `softmax(.) V`, so decoding steps never
-    transpose the cache (Keras' einsum path copied the whole cache into that
-    layout twice per step). Keeping keys and values as two tensors (rather
+    It reuses every projection and the masked softmax of
+    `keras.layers.MultiHeadAttention` (`key_dim` is d_k, `value_dim` is d_v,
+    set independently as in Table 3 rows A and B; its dropout becomes a
+    `HashDropout`, the same dropout with cheaper random bits) and adds a cache
+    for incremental decoding. A cache is a tuple `(key_cache, value_cache)` of
+    projected keys `[B, H, S, d_k]` and values `[B, H, S, d_v]`, heads first:
+    the layout of the batched matmuls `Q K^T` and `softmax(.) V`, so decoding
+    steps never transpose the cache (Keras' einsum path copied the whole cache
+    into that layout twice per step). Keeping keys and values as two tensors (rather
     than one stacked tensor) is what allows d_k != d_v.
 
     - `cache=None`: plain attention over `query`, `value` (and `key`).
@@ -138,6 +141,19 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
         if cache is not None:
             outputs += (cache,)
         return outputs[0] if len(outputs) == 1 else outputs
+
+    def _build_attention(self, rank):
+        """The parent's attention pieces, with a `HashDropout` on the weights.
+
+        Same rate and seed as the parent's `keras.layers.Dropout`, which it
+        replaces (and untracks, so the layer keeps one seed generator).
+        """
+        super()._build_attention(rank)
+        keras_dropout = self._dropout_layer
+        self._dropout_layer = HashDropout(
+            rate=self._dropout, dtype=self.dtype_policy, seed=self.seed
+        )
+        self._layers.remove(keras_dropout)
 
     def _compute_attention(
         self,

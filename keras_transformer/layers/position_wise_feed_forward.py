@@ -2,6 +2,7 @@
 
 import keras
 
+from keras_transformer.layers.hash_dropout import HashDropout
 from keras_transformer.layers.layer_utils import (
     check_positive_int,
     check_rate,
@@ -71,7 +72,7 @@ class PositionWiseFeedForward(keras.layers.Layer):
             name="intermediate_dense",
         )
         self.intermediate_dense.build(inputs_shape)
-        self.activation_dropout_layer = keras.layers.Dropout(
+        self.activation_dropout_layer = HashDropout(
             self.activation_dropout, dtype=self.dtype_policy, name="activation_dropout"
         )
         self.output_dense = keras.layers.Dense(

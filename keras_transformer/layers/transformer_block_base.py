@@ -5,6 +5,7 @@ import keras
 from keras_transformer.layers.cached_multi_head_attention import (
     CachedMultiHeadAttention,
 )
+from keras_transformer.layers.hash_dropout import HashDropout
 from keras_transformer.layers.layer_utils import (
     check_positive_int,
     check_rate,
@@ -108,7 +109,7 @@ class TransformerBlockBase(keras.layers.Layer):
         )
         norm.build(inputs_shape)
         setattr(self, f"{sublayer}_norm", norm)
-        dropout = keras.layers.Dropout(
+        dropout = HashDropout(
             self.dropout, dtype=self.dtype_policy, name=f"{sublayer}_dropout"
         )
         setattr(self, f"{sublayer}_dropout", dropout)

@@ -4,6 +4,7 @@ import keras
 from keras import ops
 
 from keras_transformer.layers.attention_masks import padding_mask
+from keras_transformer.layers.hash_dropout import HashDropout
 from keras_transformer.layers.layer_utils import check_one_of, check_positive_int
 from keras_transformer.layers.learned_position_embedding import (
     LearnedPositionEmbedding,
@@ -133,10 +134,10 @@ class Transformer(keras.Model):
         self.decoder_position = self._position_layer(
             position_encoding, max_sequence_length, dtype, "decoder_position"
         )
-        self.encoder_embedding_dropout = keras.layers.Dropout(
+        self.encoder_embedding_dropout = HashDropout(
             dropout, dtype=dtype, name="encoder_embedding_dropout"
         )
-        self.decoder_embedding_dropout = keras.layers.Dropout(
+        self.decoder_embedding_dropout = HashDropout(
             dropout, dtype=dtype, name="decoder_embedding_dropout"
         )
         block_kwargs = dict(

@@ -1,3 +1,4 @@
+import importlib
 import itertools
 import math
 
@@ -7,6 +8,9 @@ import pytest
 from keras import ops
 
 from keras_transformer.decoding import beam_search, greedy_search
+
+# The module (the package's `beam_search` attribute is the function).
+beam_search_module = importlib.import_module("keras_transformer.decoding.beam_search")
 
 EOS = 3
 
@@ -270,3 +274,31 @@ def test_rejects_invalid_arguments(kwargs, match):
     arguments.update(kwargs)
     with pytest.raises(ValueError, match=match):
         beam_search(_bigram_fn, np.array([0]), (), **arguments)
+
+
+def test_large_vocabulary_block_top_k_equals_a_plain_top_k(monkeypatch):
+    # V = 640 >= 4 * 2K * 16: each beam's best 2K come from `top_k_by_blocks`'
+    # block path; the search must equal one using a plain top-k there.
+    fn, initial_cache, _, _ = _hashing_model(3, 640, seed=4)
+
+    def search():
+        return beam_search(
+            fn,
+            np.array([1, 1, 1]),
+            initial_cache(),
+            beam_size=4,
+            alpha=0.6,
+            eos_id=EOS,
+            max_length=6,
+        )
+
+    ids, scores = search()
+
+    def plain_top_k(x, k, block_size=16):
+        values, indices = ops.top_k(x, k)
+        return values, ops.cast(indices, "int32")
+
+    monkeypatch.setattr(beam_search_module, "top_k_by_blocks", plain_top_k)
+    expected_ids, expected_scores = search()
+    np.testing.assert_array_equal(np.array(ids), np.array(expected_ids))
+    np.testing.assert_array_equal(np.array(scores), np.array(expected_scores))

@@ -4,6 +4,7 @@ import pytest
 from keras import ops
 
 from keras_transformer.decoding import greedy_search
+from keras_transformer.decoding.greedy_search import first_max_index
 
 EOS = 3
 
@@ -75,3 +76,11 @@ def test_per_sentence_maximum_lengths_and_scores():
     np.testing.assert_allclose(
         np.array(log_probs), np.log(0.5) * np.array([1, 3, 4]), rtol=1e-5
     )
+
+
+def test_first_max_index_equals_argmax_with_ties():
+    rng = np.random.default_rng(1)
+    logits = rng.integers(0, 5, (50, 30)).astype("float32")  # ties in every row
+    got = ops.convert_to_numpy(first_max_index(ops.convert_to_tensor(logits)))
+    np.testing.assert_array_equal(got, np.argmax(logits, axis=-1))
+    assert got.dtype == np.int32

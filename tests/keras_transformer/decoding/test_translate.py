@@ -155,3 +155,27 @@ def test_sampling_is_reproducible_with_a_seed(tiny_model):
 def test_rejects_an_unknown_method(tiny_model):
     with pytest.raises(ValueError, match="method=nucleus"):
         translate(tiny_model, _sources(), method="nucleus")
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(method="beam", beam_size=3),
+        dict(method="greedy"),
+        dict(method="sample", seed=5, top_k=4),
+    ],
+)
+def test_growing_cache_equals_a_full_length_cache(tiny_model, kwargs):
+    source = _sources()
+    full_ids, full_scores = translate(
+        tiny_model, source, max_length=20, first_segment=None, **kwargs
+    )
+    # Segments of 2, 4, 8, 16, 20 positions, and the default 8, 16, 20.
+    for first_segment in (2, 8):
+        ids, scores = translate(
+            tiny_model, source, max_length=20, first_segment=first_segment, **kwargs
+        )
+        np.testing.assert_array_equal(np.array(ids), np.array(full_ids))
+        np.testing.assert_allclose(
+            np.array(scores), np.array(full_scores), atol=1e-5, rtol=1e-6
+        )
