@@ -53,7 +53,16 @@ CONFIGS = {
 METHODS = {"greedy": dict(method="greedy"), "beam4": dict(method="beam", beam_size=4)}
 
 
-def run(config_name, mode, method, batch, source_length, output_tokens, repeats):
+def run(
+    config_name,
+    mode,
+    method,
+    batch,
+    source_length,
+    output_tokens,
+    repeats,
+    first_segment=None,
+):
     config = TransformerConfig(dropout=0.0, **CONFIGS[config_name])
     keras.utils.set_random_seed(0)
     model = build_transformer(config)
@@ -66,6 +75,7 @@ def run(config_name, mode, method, batch, source_length, output_tokens, repeats)
         eos_id=-1,  # never produced: every hypothesis has `output_tokens` tokens
         max_length=output_tokens,
         alpha=0.6,
+        first_segment=first_segment,
         **METHODS[method],
     )
     start = time.perf_counter()
@@ -86,6 +96,7 @@ def run(config_name, mode, method, batch, source_length, output_tokens, repeats)
         "batch": batch,
         "source_length": source_length,
         "output_tokens": output_tokens,
+        "first_segment": first_segment,
         "compile_s": round(compile_s, 2),
         "seconds_per_batch": round(seconds, 3),
         "sentences_per_s": round(batch / seconds, 1),
@@ -105,6 +116,12 @@ def main():
     parser.add_argument("--source-length", type=int, default=32)
     parser.add_argument("--output-tokens", type=int, default=40)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--first-segment",
+        type=int,
+        default=None,
+        help="Grow the self-attention cache from this length (`translate`).",
+    )
     add_processes_argument(parser)
     args = parser.parse_args()
     if repeat_in_processes(__file__, args.processes, "seconds_per_batch"):
@@ -120,6 +137,7 @@ def main():
                     args.source_length,
                     args.output_tokens,
                     args.repeats,
+                    args.first_segment,
                 )
                 print(json.dumps(result), flush=True)
                 keras.backend.clear_session()

@@ -10,8 +10,6 @@ from keras_transformer.decoding.sampling_search import sampling_search
 
 METHODS = ("beam", "greedy", "sample")
 PAD_ID = 0
-# The self-attention cache's first length; it doubles from there.
-FIRST_SEGMENT = 8
 
 
 def _grow_self_caches(self_caches, length):
@@ -94,7 +92,7 @@ def translate(
     temperature=1.0,
     top_k=0,
     seed=None,
-    first_segment=FIRST_SEGMENT,
+    first_segment=None,
 ):
     """Translates a batch of token ids with the model's cached decoder.
 
@@ -123,11 +121,14 @@ def translate(
         top_k: int. For `"sample"`; 0 means the whole vocabulary. Defaults to
             `0`.
         seed: int or `keras.random.SeedGenerator`. For `"sample"`.
-        first_segment: int or `None`. The self-attention cache starts with
-            this many positions and doubles when the search reaches its end
-            (`growing_while_loop`), so early steps attend over, and beam
-            search reorders, a short cache; `None` allocates all T at once.
-            Defaults to `8`.
+        first_segment: int or `None`. If given (8 is a good start), the
+            self-attention cache starts with this many positions and doubles
+            when the search reaches its end (`growing_while_loop`), so early
+            steps attend over, and beam search reorders, a short cache. On a
+            2-core CPU that made beam 4 over 40 tokens 4-10% faster but
+            tracing, compiling, exporting and loading about 2.5x slower (one
+            loop per segment; BUILD_NOTES.md, "Speed"). `None` allocates all
+            T positions at once. Defaults to `None`.
 
     Returns:
         A tuple `(ids, scores)`: int32 `[B, N, T]` hypotheses, best first
@@ -149,7 +150,8 @@ def translate(
         source_ids, max_extra_length, max_length, model
     )
     encoder_output, source_mask = model.encode(source_ids)
-    # The cache starts at the first segment's length and grows in the search.
+    # The cache starts at the first segment's length (and grows in the
+    # search) or at T.
     cache_length = min(first_segment or max_length, max_length)
     cache = model.init_cache(encoder_output, source_mask, cache_length)
     static = {
@@ -159,7 +161,10 @@ def translate(
     self_caches = [layer["self_attention"] for layer in cache["layers"]]
     batch_size = ops.shape(source_ids)[0]
     initial_ids = ops.full((batch_size,), bos_id, dtype="int32")
-    growth = dict(grow_cache_fn=_grow_self_caches, first_segment=first_segment)
+    growth = dict(
+        grow_cache_fn=_grow_self_caches if first_segment else None,
+        first_segment=first_segment,
+    )
 
     if method == "beam":
         # The encoder side stays [B, ...]: the K beam rows of a sentence
