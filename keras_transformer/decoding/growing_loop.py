@@ -19,13 +19,15 @@ def segment_ends(max_length, first_segment):
     >>> segment_ends(40, 8)
     [8, 16, 32, 40]
     """
-    if first_segment is None or first_segment >= max_length:
+    if first_segment is None:
         return [max_length]
     if not isinstance(first_segment, int) or first_segment < 1:
         raise ValueError(
             "`first_segment` must be a positive integer or None. "
             f"Received: first_segment={first_segment}"
         )
+    if first_segment >= max_length:
+        return [max_length]
     ends = []
     end = first_segment
     while end < max_length:

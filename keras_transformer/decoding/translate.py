@@ -5,6 +5,7 @@ from keras import ops
 
 from keras_transformer.decoding.beam_search import NEG_INF, beam_search
 from keras_transformer.decoding.greedy_search import greedy_search
+from keras_transformer.decoding.growing_loop import segment_ends
 from keras_transformer.decoding.length_penalty import length_penalty
 from keras_transformer.decoding.sampling_search import sampling_search
 
@@ -152,7 +153,7 @@ def translate(
     encoder_output, source_mask = model.encode(source_ids)
     # The cache starts at the first segment's length (and grows in the
     # search) or at T.
-    cache_length = min(first_segment or max_length, max_length)
+    cache_length = segment_ends(max_length, first_segment)[0]
     cache = model.init_cache(encoder_output, source_mask, cache_length)
     static = {
         "source_padding_mask": cache["source_padding_mask"],

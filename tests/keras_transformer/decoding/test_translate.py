@@ -179,3 +179,9 @@ def test_growing_cache_equals_a_full_length_cache(tiny_model, kwargs):
         np.testing.assert_allclose(
             np.array(scores), np.array(full_scores), atol=1e-5, rtol=1e-6
         )
+
+
+@pytest.mark.parametrize("first_segment", [0, -1, 2.0])
+def test_rejects_a_bad_first_segment(tiny_model, first_segment):
+    with pytest.raises(ValueError, match=f"first_segment={first_segment}"):
+        translate(tiny_model, _sources(), first_segment=first_segment)
