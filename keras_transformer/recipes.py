@@ -136,7 +136,11 @@ class Recipe:
                 )
         for name in ("train_minutes", "checkpoint_every_minutes", "bucket_scale"):
             value = getattr(self, name)
-            if value is not None and not value > 0:
+            if value is not None and (
+                not isinstance(value, (int, float))
+                or isinstance(value, bool)
+                or not value > 0
+            ):
                 raise ValueError(
                     f"{name} must be positive or None. Received: {name}={value!r}"
                 )

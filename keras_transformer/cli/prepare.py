@@ -35,7 +35,9 @@ def prepare(recipe, run_dir, verbose=1):
     Idempotent: an existing tokenizer is reused (and must match the recipe's
     vocabulary), and an existing cache is kept. The cache is written under a
     temporary name and renamed when complete, so an interrupted prepare
-    leaves nothing half-written behind.
+    leaves nothing half-written behind. The filter report
+    (`run.filter_report_path`) comes last: other workers of a multi-worker
+    run wait for it (`train.wait_until_prepared`).
 
     Args:
         recipe: a `Recipe`.
@@ -58,8 +60,21 @@ def prepare(recipe, run_dir, verbose=1):
         tokenizer.save(run.tokenizer_path)
     if verbose:
         print(f"Tokenizer: {run.tokenizer_path} ({tokenizer.vocab_size} tokens)")
-    if cache_ready(run):
+    if not cache_ready(run):
+        _write_cache(recipe, run, pairs, tokenizer, verbose)
+    if os.path.exists(run.filter_report_path):
         return run
+    report = pipelines.count_filtered(
+        pairs, tokenizer, batching_config(recipe, run, recipe.tokens_per_batch)
+    )
+    atomic_write_json(dataclasses.asdict(report), run.filter_report_path)
+    if verbose:
+        print(f"\nTraining pairs: {report}")
+    return run
+
+
+def _write_cache(recipe, run, pairs, tokenizer, verbose):
+    """Tokenizes `pairs` into the run's cache, renamed into place when complete."""
     os.makedirs(os.path.dirname(run.cache_prefix), exist_ok=True)
     for stale in glob.glob(f"{run.cache_prefix}.partial*"):
         os.remove(stale)
@@ -73,10 +88,3 @@ def prepare(recipe, run_dir, verbose=1):
         progress.update(index + 1)
     for path in glob.glob(f"{partial}*"):
         os.replace(path, run.cache_prefix + path[len(partial) :])
-    report = pipelines.count_filtered(pairs, tokenizer, config)
-    atomic_write_json(
-        dataclasses.asdict(report), os.path.join(run.path, "data", "filter_report.json")
-    )
-    if verbose:
-        print(f"\nTraining pairs: {report}")
-    return run

@@ -62,6 +62,11 @@ class RunDirectory:
         return self.join("data", "train")
 
     @property
+    def filter_report_path(self):
+        """Written last by `prepare`: the run is prepared when it exists."""
+        return self.join("data", "filter_report.json")
+
+    @property
     def checkpoint_dir(self):
         return self.join("checkpoints")
 

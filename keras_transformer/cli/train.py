@@ -1,13 +1,22 @@
 """`keras-transformer train`: a recipe trained with `model.fit`, resumable."""
 
 import os
+import time
 
 import pipelines
 from keras_transformer.cli.data import load_pairs, load_run_tokenizer
 from keras_transformer.cli.prepare import batching_config, prepare
+from keras_transformer.cli.run_directory import RunDirectory
+from keras_transformer.cli.user_error import UserError
 from keras_transformer.models.builder import build_transformer
 from keras_transformer.recipes import plan_batches
-from keras_transformer.training import compile_transformer, fit_resumable, make_strategy
+from keras_transformer.training import (
+    compile_transformer,
+    fit_resumable,
+    is_chief,
+    make_strategy,
+    worker_count,
+)
 from keras_transformer.training.step_counter import optimizer_step
 
 
@@ -45,6 +54,12 @@ def train(recipe, run_dir, strategy="default", verbose=1, jit_compile="auto"):
     optimiser, schedule and loss (§5.3, §5.4), rotating checkpoints and a
     backup every `recipe.steps_per_epoch` batches.
 
+    With several workers (`"multi_worker"`) every worker runs this with the
+    same `run_dir` on a file system they share: the chief prepares the run
+    while the others wait for it, every worker reads the backup when resuming,
+    and only the chief writes (see `fit_resumable`). A time budget is refused
+    there (`fit_resumable`): set `train_minutes` to `None`.
+
     Args:
         recipe: a `Recipe`.
         run_dir: str. The run directory.
@@ -56,9 +71,21 @@ def train(recipe, run_dir, strategy="default", verbose=1, jit_compile="auto"):
         A dict: `steps` (updates done in all), `history` (this call's
         `History.history`, empty if the run was already complete), the model.
     """
-    run = prepare(recipe, run_dir, verbose=min(verbose, 1))
-    tokenizer = load_run_tokenizer(run, recipe.seed)
+    # First: a multi-worker strategy must exist before any other TensorFlow
+    # work (it configures the collective ops of the runtime).
     distribution = make_strategy(strategy)
+    workers = worker_count(distribution)
+    if workers > 1 and recipe.train_minutes is not None:
+        raise UserError(
+            f"A time budget needs one worker ({workers} workers could stop at "
+            "different epochs): use --set train_minutes=null. Received: "
+            f"train_minutes={recipe.train_minutes}"
+        )
+    if is_chief(distribution):
+        run = prepare(recipe, run_dir, verbose=min(verbose, 1))
+    else:
+        run = wait_until_prepared(run_dir, verbose=verbose)
+    tokenizer = load_run_tokenizer(run, recipe.seed)
     replicas = distribution.num_replicas_in_sync
     plan = plan_batches(recipe, replicas)
     tokens_per_step, accumulation = plan
@@ -100,3 +127,36 @@ def train(recipe, run_dir, strategy="default", verbose=1, jit_compile="auto"):
         "history": history.history if history is not None else {},
         "model": model,
     }
+
+
+def wait_until_prepared(
+    run_dir, timeout_minutes=24 * 60.0, poll_seconds=2.0, verbose=1
+):
+    """Waits for another process (the chief worker) to `prepare` `run_dir`.
+
+    The run is prepared when its filter report exists: `prepare` writes it
+    last, after the tokenizer and the renamed (complete) cache.
+
+    Returns:
+        The `RunDirectory`.
+
+    Raises:
+        UserError: if it is not prepared within `timeout_minutes`.
+    """
+    run = RunDirectory(run_dir)
+    report = run.filter_report_path
+    start = time.monotonic()
+    last_message = None
+    while not os.path.exists(report):
+        waited = time.monotonic() - start
+        if waited > 60.0 * timeout_minutes:
+            raise UserError(
+                f"The chief worker did not prepare {run_dir} within "
+                f"{timeout_minutes} minutes (no {report}). Is --run-dir on a file "
+                "system that all workers share?"
+            )
+        if verbose and (last_message is None or waited - last_message >= 60.0):
+            print(f"Waiting for the chief worker to prepare {run_dir}")
+            last_message = waited
+        time.sleep(poll_seconds)
+    return run

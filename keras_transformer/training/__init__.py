@@ -3,7 +3,12 @@ distribution strategies and checkpoints. TensorFlow is imported only where a
 helper needs `tf.distribute`."""
 
 from keras_transformer.training.compile_transformer import compile_transformer
-from keras_transformer.training.distribution import STRATEGIES, make_strategy
+from keras_transformer.training.distribution import (
+    STRATEGIES,
+    is_chief,
+    make_strategy,
+    worker_count,
+)
 from keras_transformer.training.fit_resumable import fit_resumable
 from keras_transformer.training.label_smoothed_cross_entropy import (
     LabelSmoothedCrossEntropy,
@@ -32,6 +37,8 @@ __all__ = [
     "TransformerSchedule",
     "compile_transformer",
     "fit_resumable",
+    "is_chief",
     "list_checkpoints",
     "make_strategy",
+    "worker_count",
 ]

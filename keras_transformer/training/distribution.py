@@ -1,5 +1,7 @@
 """`tf.distribute` strategies by name, for `model.fit` on one or many devices."""
 
+import keras
+
 STRATEGIES = ("default", "mirrored", "multi_worker", "tpu")
 
 
@@ -41,6 +43,59 @@ def make_strategy(name="default", devices=None, tpu=None):
         return tf.distribute.TPUStrategy(resolver)
     raise ValueError(
         f"Unknown strategy. Expected one of {STRATEGIES}. Received: name={name!r}"
+    )
+
+
+def is_chief(strategy=None):
+    """Whether this process writes the files of a run that all workers share.
+
+    Under `MultiWorkerMirroredStrategy` every worker runs the same `model.fit`,
+    callbacks included, and the run directory (backup, checkpoints, logs) is on
+    a file system they all share, as resuming requires: every worker reads the
+    backup, and only the chief writes (two workers writing one file fail or
+    corrupt it). The chief is `strategy.extended.should_checkpoint`: the
+    `"chief"` task, or worker 0 of a cluster without one. One-process
+    strategies (default, mirrored, TPU) are their own chief. On JAX it is
+    process 0.
+
+    Args:
+        strategy: a `tf.distribute.Strategy`, or `None` for the current one
+            (a Keras model's is `model.distribute_strategy`).
+
+    Returns:
+        bool.
+    """
+    if keras.backend.backend() == "jax":
+        import jax
+
+        return jax.process_index() == 0
+    if keras.backend.backend() != "tensorflow":
+        return True
+    if strategy is None:
+        import tensorflow as tf
+
+        strategy = tf.distribute.get_strategy()
+    return bool(strategy.extended.should_checkpoint)
+
+
+def worker_count(strategy=None):
+    """The number of worker processes (chief included) that run the training.
+
+    The tasks of a `MultiWorkerMirroredStrategy`'s cluster; 1 for one-process
+    strategies (default, mirrored, and TPU, whose one client drives every core)
+    and on other backends.
+    """
+    if keras.backend.backend() != "tensorflow":
+        return 1
+    import tensorflow as tf
+
+    if strategy is None:
+        strategy = tf.distribute.get_strategy()
+    if not isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy):
+        return 1
+    spec = strategy.cluster_resolver.cluster_spec()
+    return max(
+        1, sum(spec.num_tasks(job) for job in ("chief", "worker") if job in spec.jobs)
     )
 
 

@@ -5,6 +5,7 @@ import os
 
 import keras
 
+from keras_transformer.training.distribution import is_chief, worker_count
 from keras_transformer.training.rotating_checkpoints import RotatingCheckpoints
 from keras_transformer.training.throughput import ThroughputLogger
 from keras_transformer.training.time_limit import TimeLimit
@@ -44,6 +45,13 @@ def fit_resumable(
     stops with a message on a NaN loss, keeping the last finite backup and
     checkpoint.
 
+    Under `MultiWorkerMirroredStrategy` every worker calls this with the same
+    arguments and `output_dir` on a file system all workers share: each one
+    restores the backup, and only the chief writes backup, checkpoints and logs
+    (two workers writing one file fail or corrupt it). `max_minutes` is refused
+    there: workers timing epochs on their own clocks could stop at different
+    epochs and leave the others waiting in a collective.
+
     Args:
         model: a compiled model (compile it in the strategy's scope).
         dataset: a `tf.data.Dataset` of `(inputs, targets)` batches (one pass).
@@ -73,6 +81,14 @@ def fit_resumable(
             raise ValueError(
                 f"`{name}` must be a positive integer. Received: {name}={value}"
             )
+    # A Keras model's strategy on TensorFlow (other backends have none).
+    strategy = getattr(model, "distribute_strategy", None)
+    workers = worker_count(strategy)
+    if max_minutes is not None and workers > 1:
+        raise ValueError(
+            "`max_minutes` needs one worker: workers could stop at different "
+            f"epochs. Received: max_minutes={max_minutes} with {workers} workers"
+        )
     backup = TrainingBackup(os.path.join(output_dir, "backup"))
     initial_epoch = backup.restore(model)
     epochs = math.ceil(total_steps / steps_per_epoch)
@@ -97,7 +113,11 @@ def fit_resumable(
             backup,
             checkpoints,
             ThroughputLogger(),
-            keras.callbacks.TensorBoard(os.path.join(output_dir, "logs")),
+            *(
+                [keras.callbacks.TensorBoard(os.path.join(output_dir, "logs"))]
+                if is_chief(strategy)
+                else []
+            ),
             *(callbacks or []),
         ],
         verbose=verbose,

@@ -12,6 +12,7 @@ from keras_transformer.training.atomic_files import (
     atomic_save_weights,
     atomic_write_json,
 )
+from keras_transformer.training.distribution import is_chief
 from keras_transformer.training.step_counter import optimizer_step
 
 CHECKPOINT_PATTERN = re.compile(r"ckpt-(\d+)\.weights\.h5")
@@ -27,7 +28,8 @@ class RotatingCheckpoints(keras.callbacks.Callback):
     `fit_resumable` an epoch is a fixed number of steps), so the time
     resolution is one epoch. The record beside each checkpoint is `record`
     (model config, tokenizer fingerprint, batch size, strategy, ...) plus the
-    step. Checkpoints with a non-finite loss are not written.
+    step. Checkpoints with a non-finite loss are not written. With several
+    workers only the chief writes (`is_chief`), into a directory they share.
 
     Args:
         directory: str. Where the checkpoints go.
@@ -80,7 +82,13 @@ class RotatingCheckpoints(keras.callbacks.Callback):
         self.save(step)
 
     def save(self, step):
-        """Writes the checkpoint of `step` and its record, then prunes old ones."""
+        """Writes the checkpoint of `step` and its record, then prunes old ones.
+
+        Other workers than the chief only note the step and time.
+        """
+        if not is_chief(getattr(self.model, "distribute_strategy", None)):
+            self._last_step, self._last_time = step, time.monotonic()
+            return
         os.makedirs(self.directory, exist_ok=True)
         base = os.path.join(self.directory, f"ckpt-{step:08d}")
         atomic_write_json({**self.record, "step": step}, f"{base}.json")

@@ -1,5 +1,6 @@
 """Backup for resuming an interrupted `model.fit` exactly where it stopped."""
 
+import contextlib
 import glob
 import math
 import os
@@ -12,6 +13,7 @@ from keras_transformer.training.atomic_files import (
     atomic_write_json,
     read_json,
 )
+from keras_transformer.training.distribution import is_chief
 from keras_transformer.training.step_counter import optimizer_step
 
 SEED_STATE_SUFFIX = "seed_generator_state"
@@ -33,6 +35,10 @@ class TrainingBackup(keras.callbacks.Callback):
     replaced last, atomically, so a kill at any moment leaves a consistent
     backup. No backup is written when the epoch's loss is not finite: the last
     good state stays on disk.
+
+    With several workers (`MultiWorkerMirroredStrategy`) `backup_dir` must be on
+    a file system they share: every worker restores from it, and only the chief
+    writes it (`is_chief`).
 
     Args:
         backup_dir: str. Directory of the backup files.
@@ -57,9 +63,13 @@ class TrainingBackup(keras.callbacks.Callback):
             return 0
         epoch = read_json(self.state_path)["epoch"]
         weights_path, seeds_path = self._paths(epoch)
-        if not model.optimizer.built:
-            model.optimizer.build(model.trainable_variables)
-        model.load_weights(weights_path)
+        # The optimizer's variables belong to the model's strategy (the
+        # default one on other backends).
+        strategy = getattr(model, "distribute_strategy", None)
+        with strategy.scope() if strategy is not None else contextlib.nullcontext():
+            if not model.optimizer.built:
+                model.optimizer.build(model.trainable_variables)
+            model.load_weights(weights_path)
         with np.load(seeds_path) as seeds:
             states = _seed_states(model)
             if len(seeds.files) != len(states):
@@ -78,6 +88,8 @@ class TrainingBackup(keras.callbacks.Callback):
                 f"Not backing up epoch {epoch + 1}: its loss is {loss}. The backup "
                 f"in {self.backup_dir} keeps the last finite state."
             )
+            return
+        if not is_chief(getattr(self.model, "distribute_strategy", None)):
             return
         os.makedirs(self.backup_dir, exist_ok=True)
         weights_path, seeds_path = self._paths(epoch + 1)

@@ -1,7 +1,6 @@
 import json
 import os
 import pathlib
-import socket
 import subprocess
 import sys
 
@@ -9,7 +8,13 @@ import keras
 import numpy as np
 import pytest
 
-from keras_transformer.training import STRATEGIES, make_strategy
+from keras_transformer.training import (
+    STRATEGIES,
+    is_chief,
+    make_strategy,
+    worker_count,
+)
+from tests.keras_transformer.training.workers import run_workers
 
 SCRIPT = pathlib.Path(__file__).with_name("replica_equivalence_script.py")
 
@@ -50,48 +55,33 @@ def test_strategies_by_name():
         make_strategy("horovod")
 
 
-def _free_ports(count):
-    sockets = [socket.socket() for _ in range(count)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
+def test_one_process_strategies_are_their_own_chief():
+    for strategy in (make_strategy("default"), make_strategy("mirrored")):
+        assert is_chief(strategy)
+        assert worker_count(strategy) == 1
+    assert is_chief() and worker_count() == 1
 
 
 def test_two_workers_on_localhost_end_with_identical_weights(tmp_path):
-    """MultiWorkerMirroredStrategy: 2 processes, TF_CONFIG, free local ports."""
-    workers = [f"127.0.0.1:{port}" for port in _free_ports(2)]
+    """MultiWorkerMirroredStrategy: 2 processes, TF_CONFIG, free local ports.
+
+    Both run `fit_resumable` into one shared run directory, as on a cluster,
+    4 steps, then resume from its backup to 6 steps.
+    """
     script = pathlib.Path(__file__).with_name("multi_worker_script.py")
-    processes = []
-    for index in range(2):
-        tf_config = {
-            "cluster": {"worker": workers},
-            "task": {"type": "worker", "index": index},
-        }
-        processes.append(
-            subprocess.Popen(
-                [sys.executable, str(script), str(tmp_path / f"worker{index}.npz")],
-                env={
-                    **os.environ,
-                    "KERAS_BACKEND": "tensorflow",
-                    "TF_CONFIG": json.dumps(tf_config),
-                },
-                cwd=pathlib.Path(__file__).resolve().parents[3],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-        )
-    try:
-        outputs = [p.communicate(timeout=300) for p in processes]
-    finally:
-        for process in processes:
-            process.kill()
-    for process, (stdout, stderr) in zip(processes, outputs, strict=True):
-        assert process.returncode == 0, stderr[-3000:]
-        assert "steps 4" in stdout
+    outputs = run_workers(
+        lambda index: [
+            sys.executable,
+            str(script),
+            str(tmp_path / f"worker{index}.npz"),
+            str(tmp_path / "run"),
+        ]
+    )
+    for returncode, stdout, stderr in outputs:
+        assert returncode == 0, stderr[-3000:]
+        assert "steps 6" in stdout
+    # Worker 0 of a cluster without a "chief" task is the chief.
+    assert ["chief True" in out for _, out, _ in outputs] == [True, False]
     results = []
     for index in range(2):
         with np.load(tmp_path / f"worker{index}.npz") as data:
@@ -105,3 +95,21 @@ def test_two_workers_on_localhost_end_with_identical_weights(tmp_path):
         for i, f in zip(results[0][:half], results[0][half:], strict=True)
     )
     assert changed > 1e-3
+    # One set of files in the shared run directory, complete and written
+    # once (by the chief): two workers writing the same files race.
+    run = tmp_path / "run"
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == [
+        "ckpt-00000002.json",
+        "ckpt-00000002.weights.h5",
+        "ckpt-00000004.json",
+        "ckpt-00000004.weights.h5",
+        "ckpt-00000006.json",
+        "ckpt-00000006.weights.h5",
+    ]
+    record = json.loads((run / "checkpoints" / "ckpt-00000006.json").read_text())
+    assert record["step"] == 6
+    assert json.loads((run / "backup" / "backup.json").read_text()) == {
+        "epoch": 3,
+        "step": 6,
+    }
+    assert not list(run.rglob("*partial*"))

@@ -1,3 +1,4 @@
+import importlib
 import json
 import os
 import pathlib
@@ -9,8 +10,10 @@ import time
 import keras
 import numpy as np
 import pytest
+import tensorflow as tf
 
-from keras_transformer.training import list_checkpoints
+from keras_transformer.training import compile_transformer, list_checkpoints
+from tests.keras_transformer.training.tiny_setup import reversal_pairs, tiny_transformer
 
 SCRIPT = pathlib.Path(__file__).with_name("resume_script.py")
 ROOT = pathlib.Path(__file__).resolve().parents[3]
@@ -97,3 +100,15 @@ def test_killed_run_resumes_to_the_same_weights_as_an_uninterrupted_one(tmp_path
     # Starting a finished run again trains nothing more.
     again = _run(tmp_path / "b", tmp_path / "c.npz")
     assert "step 24" in _finish(again)
+
+
+def test_a_time_limit_is_refused_with_several_workers(tmp_path, monkeypatch):
+    """Workers could stop at different epochs and leave the others waiting."""
+    module = importlib.import_module("keras_transformer.training.fit_resumable")
+    monkeypatch.setattr(module, "worker_count", lambda strategy=None: 2)
+    model = tiny_transformer()
+    compile_transformer(model)
+    dataset = tf.data.Dataset.from_tensor_slices(reversal_pairs(8)).batch(4)
+    with pytest.raises(ValueError, match="max_minutes=5 with 2 workers"):
+        module.fit_resumable(model, dataset, 4, str(tmp_path), max_minutes=5)
+    assert not list(tmp_path.iterdir())

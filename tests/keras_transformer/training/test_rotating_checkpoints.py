@@ -84,6 +84,16 @@ def test_a_checkpoint_reloads_into_a_fresh_model(tmp_path):
         np.testing.assert_array_equal(np.array(a), np.array(b))
 
 
+def test_only_the_chief_writes(tmp_path, monkeypatch):
+    """Other workers write nothing (the directory is shared) but keep time."""
+    monkeypatch.setattr(module, "is_chief", lambda strategy=None: False)
+    model = _model()
+    callback = _callback(model, tmp_path, every_steps=10, every_minutes=None)
+    _at_step(model, callback, 10)
+    assert not tmp_path.exists() or not os.listdir(tmp_path)
+    assert callback._last_step == 10
+
+
 def test_bad_arguments(tmp_path):
     with pytest.raises(ValueError, match="every_steps=None, every_minutes=None"):
         RotatingCheckpoints(str(tmp_path), every_steps=None, every_minutes=None)

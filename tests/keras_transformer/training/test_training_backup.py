@@ -1,13 +1,19 @@
 import json
 
+import keras
 import numpy as np
 import pytest
 
 from keras_transformer import TransformerConfig, build_transformer
-from keras_transformer.training import TrainingBackup, compile_transformer
+from keras_transformer.training import (
+    TrainingBackup,
+    compile_transformer,
+    make_strategy,
+)
+from keras_transformer.training import training_backup as module
 
 
-def _model(dropout=0.1):
+def _model(dropout=0.1, build_optimizer=True):
     model = build_transformer(
         TransformerConfig(
             num_layers=1,
@@ -19,7 +25,8 @@ def _model(dropout=0.1):
         )
     )
     compile_transformer(model)
-    model.optimizer.build(model.trainable_variables)
+    if build_optimizer:
+        model.optimizer.build(model.trainable_variables)
     return model
 
 
@@ -71,7 +78,37 @@ def test_non_finite_loss_keeps_the_last_good_backup(tmp_path, capsys):
     assert "keeps the last finite state" in capsys.readouterr().out
 
 
+def test_only_the_chief_writes(tmp_path, monkeypatch):
+    """Other workers restore from the shared directory but never write it."""
+    model = _model()
+    _backup(model, tmp_path).on_epoch_end(0, {"loss": 1.0})
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    monkeypatch.setattr(module, "is_chief", lambda strategy=None: False)
+    _backup(model, tmp_path).on_epoch_end(1, {"loss": 1.0})
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    assert TrainingBackup(str(tmp_path)).restore(_model()) == 1
+
+
 def test_a_changed_model_is_refused(tmp_path):
     _backup(_model(dropout=0.1), tmp_path).on_epoch_end(0, {"loss": 1.0})
     with pytest.raises(ValueError, match="Was the model changed"):
         TrainingBackup(str(tmp_path)).restore(_model(dropout=0.0))
+
+
+@pytest.mark.skipif(
+    keras.backend.backend() != "tensorflow",
+    reason="tf.distribute strategies belong to the TensorFlow backend",
+)
+def test_restore_builds_the_optimizer_in_the_models_strategy(tmp_path):
+    """A model made in a strategy's scope (here one-device mirrored) resumes:
+    its optimizer variables must be created in that scope."""
+    model = _model()
+    model.optimizer.iterations.assign(4)
+    _backup(model, tmp_path).on_epoch_end(0, {"loss": 1.0})
+    strategy = make_strategy("mirrored", devices=["/cpu:0"])
+    with strategy.scope():
+        fresh = _model(build_optimizer=False)  # as before a first `fit`
+    assert TrainingBackup(str(tmp_path)).restore(fresh) == 1
+    assert int(np.array(fresh.optimizer.iterations)) == 4
+    for a, b in zip(model.variables, fresh.variables, strict=True):
+        np.testing.assert_array_equal(np.array(a), np.array(b))
