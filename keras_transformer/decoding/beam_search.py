@@ -71,6 +71,8 @@ def beam_search(
     pad_id=0,
     grow_cache_fn=None,
     first_segment=None,
+    tile_cache_fn=tile_beams,
+    reorder_cache_fn=gather_beams,
 ):
     """Finds the K best hypotheses per sentence under the GNMT-penalised score.
 
@@ -119,6 +121,14 @@ def beam_search(
             (rows `[B*K, ...]`) that starts short and grows in doubling
             segments from `first_segment` (`growing_while_loop`).
         first_segment: optional int, with `grow_cache_fn`.
+        tile_cache_fn: `fn(initial_cache, K) -> cache`, the search's cache
+            before the first step. Defaults to `tile_beams` (every leaf
+            `[B, ...]` -> `[B*K, ...]`).
+        reorder_cache_fn: `fn(cache, flat_indices [B*K]) -> cache`, the cache
+            of the surviving beams, row i from row `flat_indices[i]`. Defaults
+            to `gather_beams` (every leaf, along axis 0). A cache that keeps
+            one row per sentence and records each beam's history apart (as
+            `translate`'s beam-shared cache does) reorders only that record.
 
     Returns:
         A tuple `(sequences, scores)`:
@@ -179,7 +189,7 @@ def beam_search(
     finished_scores = ops.full((batch_size, k), NEG_INF, dtype="float32")
     finished_flags = ops.zeros((batch_size, k), dtype="bool")
     # [B, ...] -> [B*K, ...]
-    cache = tile_beams(initial_cache, k)
+    cache = tile_cache_fn(initial_cache, k)
 
     def sentence_done(alive_log_probs, finished_scores):
         # [B]: no alive beam can beat the worst finished one (both sorted).
@@ -260,7 +270,7 @@ def beam_search(
         alive_seq = _take_beams(topk_seq, alive_picks)
         # [B, K] parents in the old alive set -> [B*K] rows of the cache
         alive_parents = ops.take_along_axis(topk_parents, alive_picks, axis=1)
-        cache = gather_beams(cache, flat_beam_indices(alive_parents))
+        cache = reorder_cache_fn(cache, flat_beam_indices(alive_parents))
 
         # Finished: merge the new ones, by length-penalised score.
         # [B, 2K], log P(y | x) / ((5 + |y|) / 6) ** alpha

@@ -40,6 +40,12 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
     - `cache` and `cache_update_index` given: the projected keys and values of
       the new positions are written into the cache at `cache_update_index`
       before attending (decoder self-attention, one or more steps at a time).
+      With K query rows per cache row (beam search's beam-shared cache) the
+      cache holds S * K slots per sentence, slot `p * K + k` for position p
+      of beam row k; new positions are written at `cache_update_index * K`,
+      and `attention_mask` `[B, K * T, S * K]` (beam k's query t in row
+      `k * T + t`) says which slots each beam's history is made of. Beams
+      then never move their cache: a reordering only changes the masks.
 
     Args:
         num_heads: int. Number of attention heads h.
@@ -52,7 +58,8 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
         value: tensor `[B, S, D]`.
         key: optional tensor `[B, S, D]`. Defaults to `value`.
         attention_mask: optional bool tensor `[B, T, S]`, `True` where a query
-            may attend. With a self-attention cache, S is the cache length.
+            may attend. With a self-attention cache, S is the cache length
+            (and the beam-shared cache's mask is `[B, K * T, S]`, see above).
         cache: optional tuple `(key_cache, value_cache)`, see above.
         cache_update_index: optional int or scalar int tensor.
         training: bool. Whether attention dropout is active.
@@ -98,26 +105,36 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
             value = _heads_first(_project(self._value_dense, value, 1))
         else:
             key_cache, value_cache = cache
-            if cache_update_index is None:
-                key, value = key_cache, value_cache
-                # Beam search keeps one cross-attention cache per sentence:
-                # the K beam rows of a sentence become K * T query positions.
-                beams = _beams_over_cache(query, key_cache)
-            else:
-                start = [0, 0, cache_update_index, 0]
-                key_cache = ops.slice_update(
-                    key_cache, start, _heads_first(_project(self._key_dense, key, 1))
-                )
+            # Beam search may keep one cache row per sentence: the K beam rows
+            # of a sentence become K * T query positions over it.
+            beams = _beams_over_cache(query, key_cache)
+            if cache_update_index is not None:
+                # [B, T, D] -> [B, H, T, d]
+                new_keys = _heads_first(_project(self._key_dense, key, 1))
+                new_values = _heads_first(_project(self._value_dense, value, 1))
+                start = cache_update_index
+                if beams is not None:
+                    # Beam-shared cache: slot p * K + k holds position p of
+                    # beam row k. [B*K, H, T, d] -> [B, H, T*K, d]
+                    new_keys = _interleave_beams(new_keys, beams)
+                    new_values = _interleave_beams(new_values, beams)
+                    start = cache_update_index * beams
+                key_cache = ops.slice_update(key_cache, [0, 0, start, 0], new_keys)
                 value_cache = ops.slice_update(
-                    value_cache,
-                    start,
-                    _heads_first(_project(self._value_dense, value, 1)),
+                    value_cache, [0, 0, start, 0], new_values
                 )
-                key, value = key_cache, value_cache
+            key, value = key_cache, value_cache
             cache = (key_cache, value_cache)
 
         if beams is not None:
-            query, attention_mask = _fold_beams(query, attention_mask, beams)
+            # A self-attention mask is per beam row already ([B, K*T, S]); a
+            # cross-attention one is per sentence ([B, T, S]) and tiled.
+            query, attention_mask = _fold_beams(
+                query,
+                attention_mask,
+                beams,
+                tile_mask=cache_update_index is None,
+            )
         attention_output, attention_scores = self._compute_attention(
             query,
             key,
@@ -282,12 +299,13 @@ def _beams_over_cache(query, key_cache):
     return ops.shape(query)[0] // ops.shape(key_cache)[0]
 
 
-def _fold_beams(query, attention_mask, beams):
+def _fold_beams(query, attention_mask, beams, tile_mask=True):
     """`[B*K, H, T, d]` -> `[B, H, K*T, d]`; the mask `[B, T, S]` -> `[B, K*T, S]`.
 
     The K beams of a sentence become K * T query positions over the
     sentence's single cache row: the same scores as attending from K tiled
-    copies of the cache, reading it once.
+    copies of the cache, reading it once. With `tile_mask=False` the mask is
+    `[B, K*T, S]` already (one row per beam and position) and kept.
     """
     _, heads, length, depth = ops.shape(query)
     # [B*K, H, T, d] -> [B, K, H, T, d] -> [B, H, K, T, d] -> [B, H, K*T, d]
@@ -295,7 +313,7 @@ def _fold_beams(query, attention_mask, beams):
     query = ops.reshape(
         ops.transpose(query, (0, 2, 1, 3, 4)), (-1, heads, beams * length, depth)
     )
-    if attention_mask is not None:
+    if attention_mask is not None and tile_mask:
         attention_mask = ops.tile(attention_mask, (1, beams, 1))
     return query, attention_mask
 
@@ -307,3 +325,14 @@ def _unfold_beams(x, beams):
     # [B, H, K*T, n] -> [B, H, K, T, n] -> [B, K, H, T, n] -> [B*K, H, T, n]
     x = ops.reshape(x, (-1, heads, beams, length, last))
     return ops.reshape(ops.transpose(x, (0, 2, 1, 3, 4)), (-1, heads, length, last))
+
+
+def _interleave_beams(x, beams):
+    """`[B*K, H, T, d]` -> `[B, H, T*K, d]`, position-major: row t*K + k is
+    position t of beam k (the slots of a beam-shared self-attention cache)."""
+    _, heads, length, depth = ops.shape(x)
+    # [B*K, H, T, d] -> [B, K, H, T, d] -> [B, H, T, K, d] -> [B, H, T*K, d]
+    x = ops.reshape(x, (-1, beams, heads, length, depth))
+    return ops.reshape(
+        ops.transpose(x, (0, 2, 3, 1, 4)), (-1, heads, length * beams, depth)
+    )

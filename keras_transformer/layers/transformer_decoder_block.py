@@ -65,6 +65,10 @@ class TransformerDecoderBlock(TransformerBlockBase):
             with `self_attention_cache`.
         cross_attention_cache: optional tuple `(key_cache, value_cache)` of the
             projected encoder output.
+        self_attention_mask: optional bool tensor, with `self_attention_cache`:
+            the self-attention mask to use instead of the causal one, e.g. the
+            `[B, K * T, S * K]` mask of a beam-shared cache (see
+            `CachedMultiHeadAttention`).
         training: bool. Whether dropout is active.
         return_attention_scores: bool. Also return the self-attention weights
             `[B, H, T, T]` and the cross-attention weights `[B, H, T, S]`.
@@ -103,6 +107,7 @@ class TransformerDecoderBlock(TransformerBlockBase):
         self_attention_cache=None,
         self_attention_cache_update_index=None,
         cross_attention_cache=None,
+        self_attention_mask=None,
         training=None,
         return_attention_scores=False,
     ):
@@ -123,19 +128,32 @@ class TransformerDecoderBlock(TransformerBlockBase):
             ops.shape(decoder_sequence)[0],
             ops.shape(decoder_sequence)[1],
         )
-        if self_attention_cache is None:
-            causal = causal_attention_mask(query_length, query_length)
+        if self_attention_mask is not None:
+            if self_attention_cache is None or decoder_padding_mask is not None:
+                raise ValueError(
+                    "`self_attention_mask` replaces the causal mask of a cached "
+                    "step: it needs `self_attention_cache` and no "
+                    "`decoder_padding_mask`. Received: self_attention_cache="
+                    f"{self_attention_cache is not None}, decoder_padding_mask="
+                    f"{decoder_padding_mask is not None}"
+                )
+            self_mask = self_attention_mask
         else:
-            causal = causal_attention_mask(
-                query_length,
-                ops.shape(self_attention_cache[0])[2],
-                query_offset=self_attention_cache_update_index,
+            if self_attention_cache is None:
+                causal = causal_attention_mask(query_length, query_length)
+            else:
+                causal = causal_attention_mask(
+                    query_length,
+                    ops.shape(self_attention_cache[0])[2],
+                    query_offset=self_attention_cache_update_index,
+                )
+            # [T, T_keys] -> [B, T, T_keys], then AND the target padding mask.
+            causal = ops.broadcast_to(
+                ops.expand_dims(causal, 0), (batch_size, *ops.shape(causal))
             )
-        # [T, T_keys] -> [B, T, T_keys], then AND the target padding mask.
-        causal = ops.broadcast_to(
-            ops.expand_dims(causal, 0), (batch_size, *ops.shape(causal))
-        )
-        self_mask = merge_attention_masks(query_length, decoder_padding_mask, causal)
+            self_mask = merge_attention_masks(
+                query_length, decoder_padding_mask, causal
+            )
         cross_mask = merge_attention_masks(query_length, encoder_padding_mask)
 
         def self_attention(x):

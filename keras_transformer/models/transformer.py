@@ -243,6 +243,7 @@ class Transformer(keras.Model):
         target_padding_mask=None,
         layer_caches=None,
         index=None,
+        self_attention_mask=None,
         training=None,
         return_attention_scores=False,
     ):
@@ -276,6 +277,7 @@ class Transformer(keras.Model):
                     self_attention_cache=layer_caches[i]["self_attention"],
                     self_attention_cache_update_index=index,
                     cross_attention_cache=layer_caches[i]["cross_attention"],
+                    self_attention_mask=self_attention_mask,
                     training=training,
                     return_attention_scores=return_attention_scores,
                 )
@@ -371,7 +373,13 @@ class Transformer(keras.Model):
         }
 
     def decode_step(
-        self, target_ids, cache, index, training=False, return_attention_scores=False
+        self,
+        target_ids,
+        cache,
+        index,
+        training=False,
+        return_attention_scores=False,
+        self_attention_mask=None,
     ):
         """Runs the decoder on new target positions, reading and updating the cache.
 
@@ -381,6 +389,11 @@ class Transformer(keras.Model):
             cache: the dict of `init_cache` (or of the previous step).
             index: int or scalar int tensor, the position of `target_ids[:, 0]`.
             training: bool. Whether dropout is active. Defaults to `False`.
+            self_attention_mask: optional bool tensor replacing the causal mask
+                of every self-attention layer: with `B*K` target rows over a
+                beam-shared cache (`init_cache` for `max_length * K`
+                positions), the `[B, K * t, max_length * K]` slots each beam
+                row attends to (see `CachedMultiHeadAttention`).
             return_attention_scores: bool. Also return the attention weights of
                 the new positions. Defaults to `False`.
 
@@ -395,6 +408,7 @@ class Transformer(keras.Model):
             encoder_padding_mask=cache["source_padding_mask"],
             layer_caches=cache["layers"],
             index=index,
+            self_attention_mask=self_attention_mask,
             training=training,
             return_attention_scores=return_attention_scores,
         )

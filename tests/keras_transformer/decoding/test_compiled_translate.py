@@ -4,13 +4,21 @@ import pytest
 from keras_transformer.decoding import compiled_translate, translate
 
 
-@pytest.mark.parametrize("method", ["beam", "greedy"])
-def test_compiled_translate_equals_plain(tiny_model, method):
+@pytest.mark.parametrize(
+    "method, share_beam_cache", [("beam", True), ("beam", False), ("greedy", True)]
+)
+def test_compiled_translate_equals_plain(tiny_model, method, share_beam_cache):
     # XLA (tf.function(jit_compile=True)) on TensorFlow, jax.jit on JAX.
     rng = np.random.default_rng(11)
     source = rng.integers(4, 10, (4, 5)).astype("int32")
     source[1, 2:] = 0
-    kwargs = dict(method=method, beam_size=3, alpha=0.6, max_extra_length=4)
+    kwargs = dict(
+        method=method,
+        beam_size=3,
+        alpha=0.6,
+        max_extra_length=4,
+        share_beam_cache=share_beam_cache,
+    )
     plain_ids, plain_scores = translate(tiny_model, source, **kwargs)
     fn = compiled_translate(tiny_model, jit_compile=True, **kwargs)
     compiled_ids, compiled_scores = fn(source)

@@ -61,11 +61,19 @@ def test_cached_greedy_equals_uncached_recomputation(tiny_model):
     assert len(set(map(tuple, cached))) > 1  # not a degenerate constant output
 
 
-def test_cached_beam_search_equals_uncached_recomputation(tiny_model):
+@pytest.mark.parametrize("share_beam_cache", [False, True])
+def test_cached_beam_search_equals_uncached_recomputation(tiny_model, share_beam_cache):
+    """Both caches: one row per beam, reordered; one shared row per sentence."""
     source = _sources()
     beam_size, extra = 3, 4
     ids, scores = translate(
-        tiny_model, source, BOS_ID, EOS_ID, beam_size=beam_size, max_extra_length=extra
+        tiny_model,
+        source,
+        BOS_ID,
+        EOS_ID,
+        beam_size=beam_size,
+        max_extra_length=extra,
+        share_beam_cache=share_beam_cache,
     )
     max_length, max_lengths = output_lengths(source, extra)
     fn, cache = _uncached_step(tiny_model, source, beam_size, max_length)
@@ -90,10 +98,17 @@ def test_cached_beam_search_equals_uncached_recomputation(tiny_model):
     assert lengths.min() < lengths.max()
 
 
-def test_beam_size_1_with_alpha_0_equals_greedy(tiny_model):
+@pytest.mark.parametrize("share_beam_cache", [False, True])
+def test_beam_size_1_with_alpha_0_equals_greedy(tiny_model, share_beam_cache):
     source = _sources()
     beam_ids, beam_scores = translate(
-        tiny_model, source, method="beam", beam_size=1, alpha=0.0, max_extra_length=5
+        tiny_model,
+        source,
+        method="beam",
+        beam_size=1,
+        alpha=0.0,
+        max_extra_length=5,
+        share_beam_cache=share_beam_cache,
     )
     greedy_ids, greedy_scores = translate(
         tiny_model, source, method="greedy", alpha=0.0, max_extra_length=5
@@ -130,12 +145,15 @@ def test_empty_full_and_mixed_sources_decode(position_encoding):
     all_padding = np.zeros((1, width), "int32")
     expected_width = 10 if position_encoding == "learned" else width + 50
     mixed = np.concatenate([empty, full, all_padding])
-    runs = [("beam", (empty, full, mixed)), ("greedy", (mixed,))]
+    beam = dict(method="beam")  # a shared beam cache, the default
+    reordered = dict(method="beam", share_beam_cache=False)
+    runs = [(beam, (empty, full, mixed)), (reordered, (mixed,))]
+    runs += [(dict(method="greedy"), (mixed,))]
     if position_encoding == "learned":
-        runs = [("beam", (mixed,))]
-    for method, sources in runs:
+        runs = [(beam, (mixed,)), (reordered, (mixed,))]
+    for kwargs, sources in runs:
         # Compiled (tf.function without XLA, or jax.jit), once per shape.
-        fn = compiled_translate(model, jit_compile=False, method=method)
+        fn = compiled_translate(model, jit_compile=False, **kwargs)
         for source in sources:
             ids, scores = fn(source)
             assert np.array(ids).shape[::2] == (len(source), expected_width)
@@ -161,6 +179,7 @@ def test_rejects_an_unknown_method(tiny_model):
     "kwargs",
     [
         dict(method="beam", beam_size=3),
+        dict(method="beam", beam_size=3, share_beam_cache=False),
         dict(method="greedy"),
         dict(method="sample", seed=5, top_k=4),
     ],

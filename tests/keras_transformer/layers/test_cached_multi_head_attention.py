@@ -146,3 +146,58 @@ def test_update_index_without_cache_is_an_error():
     layer = CachedMultiHeadAttention(num_heads=2, key_dim=4)
     with pytest.raises(ValueError, match="cache_update_index=2"):
         layer(query, value, cache_update_index=2)
+
+
+def test_beam_shared_self_attention_cache_equals_one_cache_row_per_beam():
+    """K beams over one cache row per sentence (slot p * K + j holds position
+    p of beam row j) with a history mask == one reordered row per beam."""
+    batch, beams, length, index, heads, key_dim = 2, 3, 4, 2, 2, 4
+    rng = np.random.default_rng(5)
+    layer = CachedMultiHeadAttention(num_heads=heads, key_dim=key_dim, value_dim=3)
+    x = rng.normal(size=(batch * beams, 1, 8)).astype("float32")
+    layer(x, x)  # builds the weights
+    # Shared slots [B, H, L, K, d] with positions 0 .. index - 1 filled.
+    slots = [
+        rng.normal(size=(batch, heads, length, beams, d)).astype("float32")
+        for d in (key_dim, 3)
+    ]
+    for s in slots:
+        s[:, :, index:] = 0.0
+    # history[b, k, p]: the slot j holding position p of beam k's hypothesis.
+    history = rng.integers(0, beams, (batch, beams, length))
+    history[:, :, index] = np.arange(beams)  # the new position: its own slot
+    history[:, :, index + 1 :] = -1
+    shared_mask = history[..., None] == np.arange(beams)  # [B, K, L, K]
+    output, (keys, values) = layer(
+        x,
+        x,
+        attention_mask=shared_mask.reshape(batch, beams, length * beams),
+        cache=tuple(s.reshape(batch, heads, length * beams, -1) for s in slots),
+        cache_update_index=index,
+    )
+    # One row per beam: row b*K + k holds slot history[b, k, p] at position p.
+    rows = [
+        np.stack(
+            [
+                np.stack(
+                    [s[b, :, p, max(history[b, k, p], 0)] for p in range(length)], 1
+                )
+                for b in range(batch)
+                for k in range(beams)
+            ]
+        )
+        for s in slots
+    ]
+    causal = np.broadcast_to(np.arange(length) <= index, (batch * beams, 1, length))
+    expected, (row_keys, _) = layer(
+        x, x, attention_mask=causal, cache=tuple(rows), cache_update_index=index
+    )
+    np.testing.assert_allclose(np.array(output), np.array(expected), atol=1e-5)
+    # The new keys went to slots index * K + k, the per-beam rows' position index.
+    new_keys = np.array(keys).reshape(batch, heads, length, beams, key_dim)[:, :, index]
+    np.testing.assert_allclose(
+        new_keys.transpose(0, 2, 1, 3).reshape(batch * beams, heads, key_dim),
+        np.array(row_keys)[:, :, index],
+        atol=1e-6,
+    )
+    assert np.array(values).shape == (batch, heads, length * beams, 3)

@@ -104,3 +104,10 @@ def test_cache_without_index_is_an_error():
     cache = (np.zeros((2, 2, 5, 4), "float32"),) * 2
     with pytest.raises(ValueError, match="go together"):
         block(_sequence(), _sequence(seed=1), self_attention_cache=cache)
+
+
+def test_self_attention_mask_needs_a_cache():
+    block = TransformerDecoderBlock(2, 16)
+    mask = np.ones((2, 3, 3), bool)
+    with pytest.raises(ValueError, match="self_attention_cache=False"):
+        block(_sequence(), _sequence(seed=1), self_attention_mask=mask)
