@@ -96,8 +96,9 @@ def _beam_shared_step(model, static, beam_size):
     The search state is `{"self": caches, "history": [B*K, L] int32}`: each
     sentence's K beams write their keys and values into one cache row per
     sentence, slot `p * K + k` for position p of beam row k (see
-    `CachedMultiHeadAttention`), and `history[r, p]` is the beam row whose
-    slot holds position p of beam r's hypothesis (-1: not decoded yet). A
+    `CachedMultiHeadAttention`), and `history[r, p]` is the slot k (the
+    sentence's beam row that wrote it) holding position p of beam r's
+    hypothesis (-1: not decoded yet). A
     step records the new position as the beam's own slot and attends through
     the mask `history` makes; reordering beams gathers `history` rows only
     (`_reorder_history`), never the keys and values.
