@@ -21,13 +21,25 @@ With `--processes N` every setting runs in N fresh processes and the median
 process's line is printed with every process's `seconds_per_batch`.
 
 Modes: on TensorFlow, `graph` is `tf.function` and `xla` adds
-`jit_compile=True`; on JAX, `jit` is `jax.jit` (always XLA).
+`jit_compile=True`; on JAX, `jit` is `jax.jit` (always XLA). `ct2` and
+`ct2_int8` run the fastest peer of the decoding issue, CTranslate2 (C++;
+`pip install ".[peers]"`), on a model of the same shapes (post-norm, sinusoidal
+positions, shared embeddings, random weights) with the same sources, beam size
+and exactly `--output-tokens` tokens (`min_decoding_length` =
+`max_decoding_length`), on 2 intra-op threads: the same machine level as ours
+when both run in one process, which a comparison across runs is not.
+
+    python benchmarks/decoding_speed.py --modes xla ct2 ct2_int8 --processes 5
+
+Every line also has `matmul_peak_gflops`, the process's fp32 matmul peak
+(`training_speed.matmul_peak_gflops`), on TensorFlow.
 """
 
 import argparse
 import json
 import os
 import statistics
+import tempfile
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -38,6 +50,7 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
 from process_repeats import add_processes_argument, repeat_in_processes  # noqa: E402
+from training_speed import matmul_peak_gflops  # noqa: E402
 
 from keras_transformer import TransformerConfig, build_transformer  # noqa: E402
 from keras_transformer.decoding import compiled_translate  # noqa: E402
@@ -60,22 +73,80 @@ METHODS = {
 }
 
 
-def run(
-    config_name,
-    mode,
-    method,
-    batch,
-    source_length,
-    output_tokens,
-    repeats,
-    first_segment=None,
-):
-    config = TransformerConfig(dropout=0.0, **CONFIGS[config_name])
+def run_ctranslate2(config, source, beam_size, output_tokens, repeats, quantization):
+    """Seconds of CTranslate2's `translate_batch` (median of `repeats` after a
+    warm-up) on a random-weight model with `config`'s shapes."""
+    import ctranslate2  # noqa: PLC0415 (optional: the `peers` extra)
+    from ctranslate2 import specs  # noqa: PLC0415
+
+    d, f = config.d_model, config.d_ff
+    rng = np.random.default_rng(0)
+
+    def linear(spec, outputs, inputs):
+        spec.weight = (rng.standard_normal((outputs, inputs)) / inputs**0.5).astype(
+            "float32"
+        )
+        spec.bias = np.zeros(outputs, "float32")
+
+    def layer_norm(spec):
+        spec.gamma, spec.beta = np.ones(d, "float32"), np.zeros(d, "float32")
+
+    spec = specs.TransformerSpec.from_config(
+        (config.num_layers, config.num_layers), config.num_heads, pre_norm=False
+    )
+    vocab_size = config.source_vocab_size
+    embedding = (rng.standard_normal((vocab_size, d)) * d**-0.5).astype("float32")
+    spec.encoder.embeddings[0].weight = embedding
+    spec.decoder.embeddings.weight = embedding
+    spec.decoder.projection.weight = embedding
+    spec.decoder.projection.bias = np.zeros(vocab_size, "float32")
+    for stack in (spec.encoder, spec.decoder):
+        for layer in stack.layer:
+            layer_norm(layer.self_attention.layer_norm)
+            linear(layer.self_attention.linear[0], 3 * d, d)  # fused Q, K, V
+            linear(layer.self_attention.linear[1], d, d)
+            if stack is spec.decoder:
+                layer_norm(layer.attention.layer_norm)
+                linear(layer.attention.linear[0], d, d)
+                linear(layer.attention.linear[1], 2 * d, d)  # fused K, V
+                linear(layer.attention.linear[2], d, d)
+            layer_norm(layer.ffn.layer_norm)
+            linear(layer.ffn.linear_0, f, d)
+            linear(layer.ffn.linear_1, d, f)
+    vocabulary = ["<blank>", "<s>", "</s>"] + [f"t{i}" for i in range(3, vocab_size)]
+    spec.register_source_vocabulary(vocabulary)
+    spec.register_target_vocabulary(vocabulary)
+    spec.validate()
+    spec.optimize(quantization=quantization)
+    with tempfile.TemporaryDirectory() as directory:
+        spec.save(directory)
+        translator = ctranslate2.Translator(
+            directory, device="cpu", inter_threads=1, intra_threads=2
+        )
+    tokens = [[vocabulary[i] for i in row] for row in source]
+    options = dict(
+        beam_size=beam_size,
+        max_decoding_length=output_tokens,
+        min_decoding_length=output_tokens,
+        max_batch_size=len(tokens),
+    )
+    start = time.perf_counter()
+    translator.translate_batch(tokens, **options)
+    compile_s = time.perf_counter() - start
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        results = translator.translate_batch(tokens, **options)
+        times.append(time.perf_counter() - start)
+    lengths = {len(result.hypotheses[0]) for result in results}
+    assert lengths == {output_tokens}, lengths
+    return compile_s, statistics.median(times)
+
+
+def run_ours(config, source, mode, method, output_tokens, repeats, first_segment):
+    """Seconds (first call, then median of `repeats`) of `compiled_translate`."""
     keras.utils.set_random_seed(0)
     model = build_transformer(config)
-    rng = np.random.default_rng(0)
-    source = rng.integers(4, config.source_vocab_size, (batch, source_length))
-    source = source.astype("int32")
     fn = compiled_translate(
         model,
         jit_compile=mode != "graph",
@@ -94,10 +165,44 @@ def run(
         ids = np.asarray(fn(source)[0])
         times.append(time.perf_counter() - start)
     assert ids.shape[-1] == output_tokens and np.all(ids[:, 0] != 0)
-    seconds = statistics.median(times)
+    return compile_s, statistics.median(times)
+
+
+def run(
+    config_name,
+    mode,
+    method,
+    batch,
+    source_length,
+    output_tokens,
+    repeats,
+    first_segment=None,
+):
+    """One setting's JSON record, or `None` for a method a peer does not have."""
+    config = TransformerConfig(dropout=0.0, **CONFIGS[config_name])
+    rng = np.random.default_rng(0)
+    source = rng.integers(4, config.source_vocab_size, (batch, source_length))
+    source = source.astype("int32")
+    if mode in ("ct2", "ct2_int8"):
+        if method not in ("greedy", "beam4"):
+            return None
+        backend = "ctranslate2"
+        compile_s, seconds = run_ctranslate2(
+            config,
+            source,
+            METHODS[method].get("beam_size", 1),
+            output_tokens,
+            repeats,
+            "int8" if mode == "ct2_int8" else None,
+        )
+    else:
+        backend = keras.backend.backend()
+        compile_s, seconds = run_ours(
+            config, source, mode, method, output_tokens, repeats, first_segment
+        )
     return {
         "config": config_name,
-        "backend": keras.backend.backend(),
+        "backend": backend,
         "mode": mode,
         "method": method,
         "batch": batch,
@@ -135,6 +240,7 @@ def main():
     args = parser.parse_args()
     if repeat_in_processes(__file__, args.processes, "seconds_per_batch"):
         return
+    peak = matmul_peak_gflops() if keras.backend.backend() == "tensorflow" else None
     for config_name in args.configs:
         for mode in args.modes:
             for method in args.methods:
@@ -148,6 +254,10 @@ def main():
                     args.repeats,
                     args.first_segment,
                 )
+                if result is None:
+                    continue
+                if peak is not None:
+                    result["matmul_peak_gflops"] = round(peak, 1)
                 print(json.dumps(result), flush=True)
                 keras.backend.clear_session()
 
