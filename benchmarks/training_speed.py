@@ -16,6 +16,13 @@ FLOPs per target token (forward + backward = 3 x forward, multiply-add = 2):
     python benchmarks/training_speed.py --configs small --steps 20
     python benchmarks/training_speed.py --configs small --processes 5
 
+`--peers torch` also times PyTorch's `nn.Transformer` on the same setting in
+the same process (`run_torch`), so the two share a machine level;
+`peak_rss_gb` is the process's peak so far, so only the first line's is its
+own.
+
+    python benchmarks/training_speed.py --configs base --jit true --peers torch
+
 With `--processes N` each setting runs in N fresh processes, one after
 another, and the median process's line is printed with every process's
 `seconds_per_step` (`process_repeats.py`: this machine's speed varies by
@@ -116,11 +123,16 @@ def run(name, steps, jit_compile):
     start = time.perf_counter()
     model.fit(dataset, steps_per_epoch=steps, epochs=1, verbose=0)
     seconds = time.perf_counter() - start
+    return _record(name, "keras", jit_compile, steps, seconds, config, batch, length)
+
+
+def _record(name, framework, jit_compile, steps, seconds, config, batch, length):
     tokens_per_second = steps * batch * length / seconds
     flops_per_token = model_flops_per_target_token(config, length, length)
     achieved = tokens_per_second * flops_per_token / 1e9
     return {
         "config": name,
+        "framework": framework,
         "jit_compile": jit_compile,
         "batch": f"{batch} x {length}+{length}",
         "steps": steps,
@@ -131,19 +143,100 @@ def run(name, steps, jit_compile):
     }
 
 
+def run_torch(name, steps):
+    """The same setting with PyTorch's `nn.Transformer`, a peer of the issue.
+
+    Post-norm, sinusoidal positions, one embedding shared by source, target
+    and the output projection, label-smoothed (0.1) cross-entropy ignoring
+    padding, Adam(0.9, 0.98, 1e-9), the config's dropout, 2 threads; random
+    tokens as in `run`. Needs `torch` (CPU build: `pip install torch
+    --index-url https://download.pytorch.org/whl/cpu`).
+    """
+    import torch  # noqa: PLC0415 (optional peer)
+    from torch import nn  # noqa: PLC0415
+
+    setting = CONFIGS[name]
+    config = TransformerConfig(**setting["model"])
+    batch, length = setting["batch"], setting["length"]
+    d, vocab = config.d_model, config.source_vocab_size
+    torch.manual_seed(0)
+    torch.set_num_threads(2)
+    position = np.arange(length)[:, None] / 10000 ** (np.arange(0, d, 2) / d)
+    positions = np.zeros((length, d), "float32")
+    positions[:, 0::2], positions[:, 1::2] = np.sin(position), np.cos(position)
+
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embedding = nn.Embedding(vocab, d, padding_idx=0)
+            self.transformer = nn.Transformer(
+                d,
+                config.num_heads,
+                config.num_layers,
+                config.num_layers,
+                config.d_ff,
+                dropout=config.dropout,
+                batch_first=True,
+            )
+            self.register_buffer("positions", torch.from_numpy(positions))
+            self.register_buffer(
+                "causal", nn.Transformer.generate_square_subsequent_mask(length)
+            )
+
+        def forward(self, source, target):
+            embed = lambda ids: self.embedding(ids) * d**0.5 + self.positions  # noqa: E731
+            hidden = self.transformer(
+                embed(source), embed(target), tgt_mask=self.causal, tgt_is_causal=True
+            )
+            return hidden @ self.embedding.weight.T
+
+    model = Model()
+    optimizer = torch.optim.Adam(
+        model.parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-9
+    )
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.1, ignore_index=0)
+    rng = np.random.default_rng(0)
+    source = torch.from_numpy(rng.integers(4, vocab, (batch, length)))
+    target = torch.from_numpy(rng.integers(4, vocab, (batch, length)))
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        logits = model(source, target)
+        loss = loss_fn(logits.reshape(-1, vocab), target.reshape(-1))
+        loss.backward()
+        optimizer.step()
+
+    for _ in range(3):  # warm up
+        step()
+    start = time.perf_counter()
+    for _ in range(steps):
+        step()
+    seconds = time.perf_counter() - start
+    return _record(name, "pytorch", None, steps, seconds, config, batch, length)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--configs", nargs="+", default=["small", "base"])
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--jit", nargs="+", default=["false", "true"])
+    parser.add_argument(
+        "--peers",
+        nargs="*",
+        default=[],
+        choices=["torch"],
+        help="Also time these peers on each config, in the same process.",
+    )
     add_processes_argument(parser)
     args = parser.parse_args()
     if repeat_in_processes(__file__, args.processes, "seconds_per_step"):
         return
     peak = matmul_peak_gflops()
     for name in args.configs:
-        for jit in args.jit:
-            result = run(name, args.steps, jit == "true")
+        settings = [(run, (name, args.steps, jit == "true")) for jit in args.jit]
+        settings += [(run_torch, (name, args.steps)) for _ in args.peers]
+        for function, arguments in settings:
+            result = function(*arguments)
             result["matmul_peak_gflops"] = round(peak, 1)
             result["mfu"] = round(result["model_gflops"] / peak, 3)
             result["peak_rss_gb"] = round(
