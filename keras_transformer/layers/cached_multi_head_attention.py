@@ -164,13 +164,20 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
 
         Same rate and seed as the parent's `keras.layers.Dropout`, which it
         replaces (and untracks, so the layer keeps one seed generator).
+
+        The untracking goes through Keras' tracker, not `self._layers.remove`:
+        the tracker also remembers the `id()` of every layer it stored, and a
+        stale id made it skip whichever new layer Python placed at the freed
+        address. That was the `attention_output` projection built next, at
+        random: its weights were then missing from `model.weights` (not
+        trained, not saved).
         """
         super()._build_attention(rank)
         keras_dropout = self._dropout_layer
         self._dropout_layer = HashDropout(
             rate=self._dropout, dtype=self.dtype_policy, seed=self.seed
         )
-        self._layers.remove(keras_dropout)
+        self._tracker.untrack(keras_dropout)
 
     def _compute_attention(
         self,

@@ -201,3 +201,17 @@ def test_beam_shared_self_attention_cache_equals_one_cache_row_per_beam():
         atol=1e-6,
     )
     assert np.array(values).shape == (batch, heads, length * beams, 3)
+
+
+def test_every_projection_is_tracked_after_the_dropout_swap():
+    # The replaced keras Dropout must leave no id behind in the tracker: a
+    # stale id made Keras skip the next layer Python placed at that address
+    # (the output projection), whose weights then vanished from `weights`.
+    layers = []
+    for _ in range(20):
+        layer = CachedMultiHeadAttention(num_heads=2, key_dim=3)
+        layer.build((2, 4, 8), (2, 5, 8))
+        layers.append(layer)
+        tracked = {id(sublayer) for sublayer in layer._layers}
+        assert layer._tracker.stored_ids["layers"] == tracked
+        assert len(layer.weights) == 8  # q, k, v, output: kernel and bias
