@@ -23,6 +23,10 @@ own.
 
     python benchmarks/training_speed.py --configs base --jit true --peers torch
 
+`--loss-chunk-sizes 512 none` compares the fused, chunked output loss (the
+default) with the loss on the full `[B, T, V]` logits. For their memory, run
+each in its own process (`peak_rss_gb` is per process).
+
 With `--processes N` each setting runs in N fresh processes, one after
 another, and the median process's line is printed with every process's
 `seconds_per_step` (`process_repeats.py`: this machine's speed varies by
@@ -107,12 +111,12 @@ def model_flops_per_target_token(config, source_length, target_length):
     return 3 * forward
 
 
-def run(name, steps, jit_compile):
+def run(name, steps, jit_compile, loss_chunk_size=512):
     setting = CONFIGS[name]
     keras.utils.set_random_seed(0)
     config = TransformerConfig(**setting["model"])
     model = build_transformer(config)
-    compile_transformer(model, jit_compile=jit_compile)
+    compile_transformer(model, jit_compile=jit_compile, loss_chunk_size=loss_chunk_size)
     batch, length = setting["batch"], setting["length"]
     rng = np.random.default_rng(0)
     source = rng.integers(4, config.source_vocab_size, (batch, length)).astype("int32")
@@ -123,7 +127,8 @@ def run(name, steps, jit_compile):
     start = time.perf_counter()
     model.fit(dataset, steps_per_epoch=steps, epochs=1, verbose=0)
     seconds = time.perf_counter() - start
-    return _record(name, "keras", jit_compile, steps, seconds, config, batch, length)
+    record = _record(name, "keras", jit_compile, steps, seconds, config, batch, length)
+    return {**record, "loss_chunk_size": loss_chunk_size}
 
 
 def _record(name, framework, jit_compile, steps, seconds, config, batch, length):
@@ -215,11 +220,22 @@ def run_torch(name, steps):
     return _record(name, "pytorch", None, steps, seconds, config, batch, length)
 
 
+def _chunk_size(text):
+    return None if text.lower() == "none" else int(text)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--configs", nargs="+", default=["small", "base"])
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--jit", nargs="+", default=["false", "true"])
+    parser.add_argument(
+        "--loss-chunk-sizes",
+        nargs="+",
+        default=["512"],
+        help="compile_transformer's loss_chunk_size, or 'none' for the loss "
+        "on logits; one setting each.",
+    )
     parser.add_argument(
         "--peers",
         nargs="*",
@@ -233,7 +249,11 @@ def main():
         return
     peak = matmul_peak_gflops()
     for name in args.configs:
-        settings = [(run, (name, args.steps, jit == "true")) for jit in args.jit]
+        settings = [
+            (run, (name, args.steps, jit == "true", _chunk_size(chunk)))
+            for jit in args.jit
+            for chunk in args.loss_chunk_sizes
+        ]
         settings += [(run_torch, (name, args.steps)) for _ in args.peers]
         for function, arguments in settings:
             result = function(*arguments)

@@ -52,6 +52,25 @@ class ScaledReversibleEmbedding(keras.layers.ReversibleEmbedding):
             **kwargs,
         )
 
+    def output_kernel(self):
+        """The `[D, V]` matrix of the reverse call, in the compute dtype.
+
+        `E^T` with tied weights, else the separate reverse embedding: what a
+        loss that fuses the projection with the softmax multiplies by (see
+        `chunked_softmax_cross_entropy`).
+        """
+        if self.logit_soft_cap is not None:
+            raise ValueError(
+                "A fused projection computes plain logits x E^T. Received: "
+                f"logit_soft_cap={self.logit_soft_cap}"
+            )
+        kernel = (
+            ops.transpose(self.embeddings)
+            if self.tie_weights
+            else self.reverse_embeddings
+        )
+        return ops.cast(kernel, self.reverse_dtype or self.compute_dtype)
+
     def call(self, inputs, reverse=False):
         outputs = super().call(inputs, reverse=reverse)
         if reverse:

@@ -17,12 +17,13 @@ from keras_transformer.layers.sinusoidal_position_encoding import (
 )
 from keras_transformer.layers.transformer_decoder_block import TransformerDecoderBlock
 from keras_transformer.layers.transformer_encoder_block import TransformerEncoderBlock
+from keras_transformer.models.chunked_loss_training import ChunkedLossTraining
 
 PAD_ID = 0
 
 
 @keras.saving.register_keras_serializable(package="keras_transformer")
-class Transformer(keras.Model):
+class Transformer(ChunkedLossTraining, keras.Model):
     """The Transformer of Figure 1: encoder stack, decoder stack, tied softmax.
 
     A functional model `{"source_ids": [B, S], "target_ids": [B, T]} -> logits
@@ -37,6 +38,11 @@ class Transformer(keras.Model):
     and the pre-softmax projection are one matrix (§3.4); without it, source and
     target have their own vocabularies, and the target embedding is tied to the
     softmax if `tie_output_embeddings`.
+
+    Compiled with a loss that fuses the pre-softmax projection (as
+    `compile_transformer` does by default), the training call stops at the
+    decoder output and `compute_loss` projects it in chunks; see
+    `ChunkedLossTraining`.
 
     For decoding, the same layers (and weights) are reachable as `encode`,
     `init_cache` and `decode_step`: encode once, then one cached decoder step
@@ -246,12 +252,15 @@ class Transformer(keras.Model):
         self_attention_mask=None,
         training=None,
         return_attention_scores=False,
+        project=True,
     ):
         """The decoder stack and the softmax projection, cached or not.
 
         Returns `(logits, new_caches)`, and with `return_attention_scores` a
         third item `{"decoder": [B, H, T, T_keys] per layer, "cross": [B, H, T,
-        S] per layer}` (T_keys is the cache length in the cached path).
+        S] per layer}` (T_keys is the cache length in the cached path). With
+        `project=False` the first item is the decoder output `[B, T, D]`
+        before the pre-softmax projection.
         """
         start_index = 0 if index is None else index
         # [B, T] -> [B, T, D]
@@ -297,11 +306,28 @@ class Transformer(keras.Model):
             )
         if self.decoder_final_norm is not None:
             x = self.decoder_final_norm(x)
+        if not project:
+            return x, new_caches
         # [B, T, D] -> [B, T, V], the tied pre-softmax projection (§3.4)
         logits = self.target_embedding(x, reverse=True)
         if return_attention_scores:
             return ops.cast(logits, "float32"), new_caches, scores
         return ops.cast(logits, "float32"), new_caches
+
+    def _decoder_output(self, inputs, training=None):
+        """The decoder stack's output `[B, T, D]`, before the projection."""
+        encoder_output, source_mask = self._encode(
+            inputs["source_ids"], training=training
+        )
+        decoder_output, _ = self._decode(
+            inputs["target_ids"],
+            encoder_padding_mask=source_mask,
+            encoder_output=encoder_output,
+            target_padding_mask=padding_mask(inputs["target_ids"], PAD_ID),
+            training=training,
+            project=False,
+        )
+        return decoder_output
 
     def encode(self, source_ids, training=False):
         """Runs the encoder stack once.

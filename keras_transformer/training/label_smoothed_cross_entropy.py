@@ -3,7 +3,10 @@
 import keras
 from keras import ops
 
-from keras_transformer.layers.layer_utils import check_rate
+from keras_transformer.layers.layer_utils import check_positive_int, check_rate
+from keras_transformer.training.chunked_softmax_cross_entropy import (
+    chunked_softmax_cross_entropy,
+)
 from keras_transformer.training.token_utils import global_token_count
 
 
@@ -31,9 +34,20 @@ class LabelSmoothedCrossEntropy(keras.losses.Loss):
     `sum_over_batch_size` would instead average per-replica means, which
     weights tokens unequally when replicas hold different numbers of tokens.)
 
+    With `chunk_size`, a `Transformer` compiled with this loss hands it the
+    decoder output instead of the logits while training, and
+    `decoder_output_loss` fuses the pre-softmax projection with the loss in
+    row chunks (`chunked_softmax_cross_entropy`): the same loss and gradients
+    without the `[B, T, V]` logits, their softmax and their gradient in
+    memory. Called on logits (evaluation), it computes the same loss as
+    without `chunk_size`.
+
     Args:
         label_smoothing: float. eps_ls. Defaults to `0.1`.
         pad_id: int. Label id to ignore. Defaults to `0`.
+        chunk_size: int or `None`. Target tokens per chunk of the fused
+            projection and loss, or `None` for the loss on logits. Defaults to
+            `None`.
         name: str. Defaults to `"label_smoothed_cross_entropy"`.
 
     Call arguments:
@@ -48,14 +62,17 @@ class LabelSmoothedCrossEntropy(keras.losses.Loss):
         self,
         label_smoothing=0.1,
         pad_id=0,
+        chunk_size=None,
         name="label_smoothed_cross_entropy",
         **kwargs,
     ):
         check_rate("label_smoothing", label_smoothing)
+        check_positive_int("chunk_size", chunk_size, allow_none=True)
         kwargs.pop("reduction", None)
         super().__init__(name=name, reduction="sum", **kwargs)
         self.label_smoothing = label_smoothing
         self.pad_id = pad_id
+        self.chunk_size = chunk_size
 
     def call(self, y_true, y_pred):
         y_true = ops.cast(y_true, "int32")
@@ -72,8 +89,44 @@ class LabelSmoothedCrossEntropy(keras.losses.Loss):
         real = ops.cast(ops.not_equal(y_true, self.pad_id), "float32")
         return ops.sum(per_token * real) / ops.maximum(global_token_count(real), 1.0)
 
+    def decoder_output_loss(self, y_true, decoder_output, kernel):
+        """The loss of `decoder_output @ kernel`, fused and chunked.
+
+        Args:
+            y_true: int tensor `[B, T]`, the target ids.
+            decoder_output: float tensor `[B, T, D]`.
+            kernel: float tensor `[D, V]`, the pre-softmax projection.
+
+        Returns:
+            A tuple `(loss, statistics)`: the scalar loss, normalised like
+            `call`, and the per-token statistics of
+            `chunked_softmax_cross_entropy` (`"negative_log_prob"`, `"right"`,
+            each `[B * T]`) for the metrics.
+        """
+        y_true = ops.cast(y_true, "int32")
+        # [B, T, D] -> [B*T, D]; [B, T] -> [B*T]
+        hidden = ops.cast(decoder_output, kernel.dtype)
+        hidden = ops.reshape(hidden, (-1, ops.shape(hidden)[-1]))
+        statistics = chunked_softmax_cross_entropy(
+            hidden,
+            kernel,
+            ops.reshape(y_true, (-1,)),
+            label_smoothing=self.label_smoothing,
+            pad_id=self.pad_id,
+            chunk_size=self.chunk_size,
+        )
+        real = ops.cast(ops.not_equal(y_true, self.pad_id), "float32")
+        loss = statistics["loss_sum"] / ops.maximum(global_token_count(real), 1.0)
+        return loss, statistics
+
     def get_config(self):
         config = super().get_config()
         config.pop("reduction", None)
-        config.update({"label_smoothing": self.label_smoothing, "pad_id": self.pad_id})
+        config.update(
+            {
+                "label_smoothing": self.label_smoothing,
+                "pad_id": self.pad_id,
+                "chunk_size": self.chunk_size,
+            }
+        )
         return config

@@ -40,6 +40,21 @@ class MaskedTokenAccuracy(keras.metrics.Metric):
         self.correct.assign_add(ops.sum(right))
         self.total.assign_add(ops.sum(real))
 
+    def update_from_token_statistics(self, y_true, statistics):
+        """Updates from the chunked output loss's per-token `"right"` (no logits).
+
+        Args:
+            y_true: int tensor `[B, T]`.
+            statistics: dict with `"right"`, float `[B * T]`, 1.0 where a real
+                token's label logit is the largest (see
+                `chunked_softmax_cross_entropy`).
+        """
+        real = ops.cast(
+            ops.not_equal(ops.cast(y_true, "int32"), self.pad_id), "float32"
+        )
+        self.correct.assign_add(ops.sum(statistics["right"]))
+        self.total.assign_add(ops.sum(real))
+
     def result(self):
         return ops.divide_no_nan(self.correct, self.total)
 

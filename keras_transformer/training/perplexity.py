@@ -33,6 +33,20 @@ class Perplexity(keras.metrics.Metric):
         self.nll.assign_add(ops.sum(nll * real))
         self.tokens.assign_add(ops.sum(real))
 
+    def update_from_token_statistics(self, y_true, statistics):
+        """Updates from the chunked output loss's `"negative_log_prob"` (no logits).
+
+        Args:
+            y_true: int tensor `[B, T]`.
+            statistics: dict with `"negative_log_prob"`, float `[B * T]`,
+                -log p(y) on real tokens and 0 on padding.
+        """
+        real = ops.cast(
+            ops.not_equal(ops.cast(y_true, "int32"), self.pad_id), "float32"
+        )
+        self.nll.assign_add(ops.sum(statistics["negative_log_prob"]))
+        self.tokens.assign_add(ops.sum(real))
+
     def result(self):
         return ops.exp(ops.divide_no_nan(self.nll, self.tokens))
 
