@@ -18,8 +18,8 @@ FLOPs per target token (forward + backward = 3 x forward, multiply-add = 2):
 
 `--peers torch` also times PyTorch's `nn.Transformer` on the same setting in
 the same process (`run_torch`), so the two share a machine level;
-`peak_rss_gb` is the process's peak so far, so only the first line's is its
-own.
+`peak_rss_gb` (10^9 bytes) and `peak_rss_gib` (2^30 bytes) are the process's
+peak so far, so only the first line's is its own.
 
     python benchmarks/training_speed.py --configs base --jit true --peers torch
 
@@ -124,11 +124,36 @@ def run(name, steps, jit_compile, loss_chunk_size=512):
     inputs = {"source_ids": source, "target_ids": target}
     dataset = tf.data.Dataset.from_tensors((inputs, target)).repeat()
     model.fit(dataset, steps_per_epoch=3, epochs=1, verbose=0)  # compile, warm up
+    timer = _StepTimer()
     start = time.perf_counter()
-    model.fit(dataset, steps_per_epoch=steps, epochs=1, verbose=0)
-    seconds = time.perf_counter() - start
+    model.fit(dataset, steps_per_epoch=steps, epochs=1, verbose=0, callbacks=[timer])
+    fit_seconds = time.perf_counter() - start
+    seconds = timer.last_end - timer.first_begin
     record = _record(name, "keras", jit_compile, steps, seconds, config, batch, length)
-    return {**record, "loss_chunk_size": loss_chunk_size}
+    return {
+        **record,
+        "loss_chunk_size": loss_chunk_size,
+        # The rest of `fit`'s wall time (setup and teardown), once per call.
+        "fit_overhead_seconds": round(fit_seconds - seconds, 2),
+    }
+
+
+class _StepTimer(keras.callbacks.Callback):
+    """The first step's start and the last step's end (the steps run in sync).
+
+    `fit` also spends time outside its steps, once per call: at its end the
+    main thread sometimes waited 13-40 s after the last step's callbacks,
+    in the teardown of `fit`'s locals (seen with `faulthandler`, cause not
+    found), which made the wall time of a 3-step `fit` report 13.65 s per
+    9.2 s step. That time is reported as `fit_overhead_seconds`.
+    """
+
+    def on_train_batch_begin(self, batch, logs=None):
+        if batch == 0:
+            self.first_begin = time.perf_counter()
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.last_end = time.perf_counter()
 
 
 def _record(name, framework, jit_compile, steps, seconds, config, batch, length):
@@ -259,9 +284,10 @@ def main():
             result = function(*arguments)
             result["matmul_peak_gflops"] = round(peak, 1)
             result["mfu"] = round(result["model_gflops"] / peak, 3)
-            result["peak_rss_gb"] = round(
-                resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6, 2
-            )
+            # ru_maxrss is in KiB on Linux.
+            peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+            result["peak_rss_gb"] = round(peak_rss / 1e9, 2)
+            result["peak_rss_gib"] = round(peak_rss / 2**30, 2)
             print(json.dumps(result), flush=True)
 
 

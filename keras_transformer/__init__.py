@@ -11,17 +11,16 @@
 - `training`: the §5.3 schedule, the label-smoothed loss, metrics, strategies,
   resumable `fit` with checkpoints.
 
-Importing the package before TensorFlow turns on TensorFlow's oneDNN CPU
-kernels (`TF_ENABLE_ONEDNN_OPTS=1`) unless the variable is already set.
-TensorFlow enables them by itself only on CPUs with AVX-512 VNNI, BF16 or
-AMX; on AVX2 machines they made fp32 matmuls about 35% faster and the
-training and decoding benchmarks 10-25% faster (BUILD_NOTES.md, "Speed").
-Set `TF_ENABLE_ONEDNN_OPTS=0` to keep Eigen's kernels.
+Importing the package applies two CPU defaults (`process_defaults`), each
+overridable by its environment variable: TensorFlow's oneDNN kernels
+(`TF_ENABLE_ONEDNN_OPTS=1`; import the package before TensorFlow) and a fixed
+128 KiB glibc mmap threshold (`MALLOC_MMAP_THRESHOLD_`), so that freed large
+blocks go back to the system.
 """
 
-import os
+from keras_transformer import process_defaults
 
-os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
+process_defaults.apply()
 
 from keras_transformer import layers  # noqa: E402
 from keras_transformer.models import (  # noqa: E402

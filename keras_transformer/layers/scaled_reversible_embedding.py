@@ -53,10 +53,11 @@ class ScaledReversibleEmbedding(keras.layers.ReversibleEmbedding):
         )
 
     def output_kernel(self):
-        """The `[D, V]` matrix of the reverse call, in the compute dtype.
+        """The reverse call's matrix in the embedding's `[V, D]` layout.
 
-        `E^T` with tied weights, else the separate reverse embedding: what a
-        loss that fuses the projection with the softmax multiplies by (see
+        `E` itself with tied weights (logits are `x E^T`), else the separate
+        reverse embedding transposed; in the compute dtype. What a loss that
+        fuses the projection with the softmax multiplies by (see
         `chunked_softmax_cross_entropy`).
         """
         if self.logit_soft_cap is not None:
@@ -65,9 +66,9 @@ class ScaledReversibleEmbedding(keras.layers.ReversibleEmbedding):
                 f"logit_soft_cap={self.logit_soft_cap}"
             )
         kernel = (
-            ops.transpose(self.embeddings)
+            self.embeddings
             if self.tie_weights
-            else self.reverse_embeddings
+            else ops.transpose(self.reverse_embeddings)
         )
         return ops.cast(kernel, self.reverse_dtype or self.compute_dtype)
 

@@ -34,8 +34,9 @@ def chunked_softmax_cross_entropy(
 
     Args:
         hidden: float tensor `[N, D]` (the decoder output, in the compute dtype).
-        kernel: float tensor `[D, V]` of the same dtype (the pre-softmax
-            projection: the transposed embedding when tied).
+        kernel: float tensor `[V, D]` (the pre-softmax projection in the
+            embedding's layout, so the embedding itself when tied: logits are
+            `hidden @ kernel^T`). Cast to `hidden`'s dtype.
         labels: int tensor `[N]`.
         label_smoothing: float. eps_ls. Defaults to `0.1`.
         pad_id: int. Label id to ignore. Defaults to `0`.
@@ -50,7 +51,7 @@ def chunked_softmax_cross_entropy(
     dtype = hidden.dtype
     eps = float(label_smoothing)
     hidden_dim = ops.shape(hidden)[-1]
-    vocab_size = ops.shape(kernel)[-1]
+    vocab_size = ops.shape(kernel)[0]
     num_rows = ops.shape(hidden)[0]
     num_chunks = (num_rows + chunk_size - 1) // chunk_size
     padded_rows = num_chunks * chunk_size
@@ -65,8 +66,10 @@ def chunked_softmax_cross_entropy(
         rows = ops.slice(padded_hidden, [start, 0], [chunk_size, hidden_dim])
         row_labels = ops.slice(padded_labels, [start], [chunk_size])
         real = ops.cast(ops.not_equal(row_labels, pad_id), "float32")
-        # [n, D] x [D, V] -> [n, V]
-        logits = ops.cast(ops.matmul(rows, kernel), "float32")
+        # [n, D] x [V, D]^T -> [n, V]. Contracting D of both (einsum) leaves
+        # the `[V, D]` kernel as it is: no transposed copy of it, in the loop
+        # or (graph mode) per chunk.
+        logits = ops.cast(ops.einsum("nd,vd->nv", rows, kernel), "float32")
         best = ops.max(logits, axis=-1)
         exp = ops.exp(logits - best[:, None])
         total = ops.sum(exp, axis=-1)
@@ -83,9 +86,9 @@ def chunked_softmax_cross_entropy(
             1.0 - eps
         ) * one_hot
         logits_grad = ops.cast(logits_grad * real[:, None], dtype)
-        # [n, V] x [V, D] -> [n, D]; [D, n] x [n, V] -> [D, V]
-        rows_grad = ops.cast(ops.matmul(logits_grad, ops.transpose(kernel)), "float32")
-        kernel_grad = ops.cast(ops.matmul(ops.transpose(rows), logits_grad), "float32")
+        # [n, V] x [V, D] -> [n, D]; [n, V]^T x [n, D] -> [V, D]
+        rows_grad = ops.cast(ops.matmul(logits_grad, kernel), "float32")
+        kernel_grad = ops.cast(ops.einsum("nv,nd->vd", logits_grad, rows), "float32")
         right = ops.cast(label_logit >= best, "float32") * real
         return {
             "loss_sum": state["loss_sum"] + ops.sum(per_token * real),
@@ -109,7 +112,7 @@ def chunked_softmax_cross_entropy(
             lambda index, state: chunk_step(index, kernel, padded_hidden, state),
             {
                 "loss_sum": ops.zeros((), "float32"),
-                "kernel_grad": ops.zeros((hidden_dim, vocab_size), "float32"),
+                "kernel_grad": ops.zeros((vocab_size, hidden_dim), "float32"),
                 "hidden_grad": ops.zeros((padded_rows, hidden_dim), "float32"),
                 "negative_log_prob": ops.zeros((padded_rows,), "float32"),
                 "right": ops.zeros((padded_rows,), "float32"),

@@ -95,7 +95,8 @@ class LabelSmoothedCrossEntropy(keras.losses.Loss):
         Args:
             y_true: int tensor `[B, T]`, the target ids.
             decoder_output: float tensor `[B, T, D]`.
-            kernel: float tensor `[D, V]`, the pre-softmax projection.
+            kernel: float tensor `[V, D]`, the pre-softmax projection in the
+                embedding's layout (logits are `decoder_output @ kernel^T`).
 
         Returns:
             A tuple `(loss, statistics)`: the scalar loss, normalised like

@@ -1,6 +1,7 @@
 import math
 
 import numpy as np
+import pytest
 
 from keras_transformer.layers import ScaledReversibleEmbedding
 from tests.layer_check import run_layer_check
@@ -37,3 +38,16 @@ def test_untied_reverse_projection_has_its_own_weights():
     layer = ScaledReversibleEmbedding(input_dim=7, output_dim=4, tie_weights=False)
     layer.build()
     assert len(layer.trainable_weights) == 2
+
+
+@pytest.mark.parametrize("tie_weights", [True, False])
+def test_output_kernel_is_the_reverse_call_in_the_embedding_layout(tie_weights):
+    layer = ScaledReversibleEmbedding(
+        input_dim=7, output_dim=4, tie_weights=tie_weights
+    )
+    layer.build()
+    kernel = np.array(layer.output_kernel())
+    assert kernel.shape == (7, 4)  # [V, D]
+    hidden = np.random.default_rng(0).normal(size=(2, 3, 4)).astype("float32")
+    logits = np.array(layer(hidden, reverse=True))
+    np.testing.assert_allclose(hidden @ kernel.T, logits, rtol=1e-5, atol=1e-6)

@@ -12,7 +12,8 @@ N, D, V = 37, 8, 50
 def _data():
     rng = np.random.default_rng(0)
     hidden = tf.constant(rng.normal(size=(N, D)), tf.float32)
-    kernel = tf.constant(rng.normal(size=(D, V)), tf.float32)
+    # [V, D], the embedding's layout
+    kernel = tf.constant(rng.normal(size=(V, D)), tf.float32)
     labels = rng.integers(1, V, size=N)
     labels[[0, 7, 36]] = 0
     return hidden, kernel, tf.constant(labels, tf.int32)
@@ -20,7 +21,7 @@ def _data():
 
 def _reference(hidden, kernel, labels, eps):
     """Dense logits, log-softmax and smoothed targets, by hand in numpy terms."""
-    logits = tf.matmul(hidden, kernel)
+    logits = tf.matmul(hidden, kernel, transpose_b=True)
     log_probs = tf.nn.log_softmax(logits)
     targets = tf.one_hot(labels, V) * (1.0 - eps) + eps / V
     real = tf.cast(labels != 0, tf.float32)
@@ -67,7 +68,7 @@ def test_a_hand_computed_token():
     # One token, V = 2, logits (0, log 3): p = (1/4, 3/4), label 1, eps 0.2:
     # q' = (0.1, 0.9); loss = -(0.1 log 1/4 + 0.9 log 3/4); d/d logits = p - q'.
     hidden = tf.constant([[1.0]])
-    kernel = tf.constant([[0.0, np.log(3.0)]], tf.float32)
+    kernel = tf.constant([[0.0], [np.log(3.0)]], tf.float32)  # [V, D]
     with tf.GradientTape() as tape:
         tape.watch(kernel)
         out = chunked_softmax_cross_entropy(
@@ -78,5 +79,5 @@ def test_a_hand_computed_token():
     np.testing.assert_allclose(out["negative_log_prob"], [-np.log(0.75)], rtol=1e-6)
     np.testing.assert_array_equal(out["right"], [1.0])
     np.testing.assert_allclose(
-        tape.gradient(out["loss_sum"], kernel), [[0.25 - 0.1, 0.75 - 0.9]], atol=1e-6
+        tape.gradient(out["loss_sum"], kernel), [[0.25 - 0.1], [0.75 - 0.9]], atol=1e-6
     )

@@ -1,0 +1,60 @@
+import ctypes
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+_GLIBC = hasattr(ctypes.CDLL(None), "mallinfo2")
+
+# Frees an 8 MiB mmapped block (glibc would raise its threshold to 8 MiB),
+# then prints how many bytes a 1 MiB allocation added to the mmapped total.
+_PROBE = textwrap.dedent(
+    """
+    import ctypes, sys
+    if sys.argv[1] == "import":
+        import keras_transformer
+    libc = ctypes.CDLL(None)
+    class Info(ctypes.Structure):
+        _fields_ = [(n, ctypes.c_size_t) for n in
+                    "arena ordblks smblks hblks hblkhd usmblks fsmblks "
+                    "uordblks fordblks keepcost".split()]
+    libc.mallinfo2.restype = Info
+    libc.malloc.restype = ctypes.c_void_p
+    libc.free.argtypes = [ctypes.c_void_p]
+    libc.free(libc.malloc(8 << 20))
+    before = libc.mallinfo2().hblkhd
+    block = libc.malloc(1 << 20)
+    print(libc.mallinfo2().hblkhd - before)
+    libc.free(block)
+    """
+)
+
+
+def _mmapped_bytes_of_1_mib(mode, **environment):
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_MMAP_THRESHOLD_"}
+    env.update(environment, KERAS_BACKEND=os.environ.get("KERAS_BACKEND", "tensorflow"))
+    result = subprocess.run(
+        [sys.executable, "-c", _PROBE, mode],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=True,
+    )
+    return int(result.stdout.split()[-1])
+
+
+@pytest.mark.skipif(not _GLIBC, reason="glibc's mallinfo2 is needed to observe it")
+def test_import_keeps_the_mmap_threshold_at_128_kib():
+    # Without the package glibc raised its threshold after the 8 MiB free:
+    # the 1 MiB block came from an arena (0 bytes more mmapped).
+    assert _mmapped_bytes_of_1_mib("plain") == 0
+    assert _mmapped_bytes_of_1_mib("import") >= 1 << 20
+
+
+@pytest.mark.skipif(not _GLIBC, reason="glibc's mallinfo2 is needed to observe it")
+def test_a_user_threshold_is_kept():
+    mmapped = _mmapped_bytes_of_1_mib("import", MALLOC_MMAP_THRESHOLD_="4194304")
+    assert mmapped == 0
