@@ -142,10 +142,11 @@ class _StepTimer(keras.callbacks.Callback):
     """The first step's start and the last step's end (the steps run in sync).
 
     `fit` also spends time outside its steps, once per call: at its end the
-    main thread sometimes waited 13-40 s after the last step's callbacks,
-    in the teardown of `fit`'s locals (seen with `faulthandler`, cause not
-    found), which made the wall time of a 3-step `fit` report 13.65 s per
-    9.2 s step. That time is reported as `fit_overhead_seconds`.
+    main thread sometimes waited, idle, 13-40 s after the last step's
+    callbacks, while the dataset iterator's destructor waited for tf.data's
+    autotuning thread (BUILD_NOTES.md, "Speed"). That made the wall time of
+    a 3-step `fit` report 13.65 s per 9.2 s step. It is reported as
+    `fit_overhead_seconds`.
     """
 
     def on_train_batch_begin(self, batch, logs=None):
