@@ -167,10 +167,11 @@ def relu_then_project(pre_activation, kernel):
         active = pre_activation > 0
         zero = ops.sum(upstream[:1, :1]) * 0
         recomputed = ops.where(active, pre_activation, zero)
-        # [F, N] x [N, D] -> [F, D]; [N, D] x [D, F] -> [N, F]
-        kernel_grad = ops.matmul(ops.transpose(recomputed), upstream)
+        # [N, F]^T x [N, D] -> [F, D]; [N, D] x [F, D]^T -> [N, F]. Einsum
+        # contracts in place: no transposed copies in graph mode.
+        kernel_grad = ops.einsum("nf,nd->fd", recomputed, upstream)
         pre_activation_grad = ops.where(
-            active, ops.matmul(upstream, ops.transpose(kernel)), 0
+            active, ops.einsum("nd,fd->nf", upstream, kernel), 0
         )
         return pre_activation_grad, kernel_grad
 
