@@ -2,12 +2,8 @@
 
 import dataclasses
 
-from keras_transformer.layers.layer_utils import (
-    check_one_of,
-    check_positive_int,
-    check_rate,
-)
 from keras_transformer.presets import PRESETS
+from keras_transformer.validation import check_one_of, check_positive_int, check_rate
 
 POSITION_ENCODINGS = ("sinusoidal", "learned")
 # pad, unk, bos, eos: the smallest vocabulary that can hold one real token.

@@ -1,36 +1,6 @@
-"""Helpers shared by the layers: eager argument checks (Keras-style errors) and
-initializer cloning."""
+"""Helpers shared by the layers: initializer cloning and head sizes.
 
-
-def check_positive_int(name, value, allow_none=False):
-    """Raises a `ValueError` naming `value` unless it is a positive int."""
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ValueError(
-            f"Argument `{name}` expected a positive integer. Received: {name}={value!r}"
-        )
-
-
-def check_rate(name, value):
-    """Raises a `ValueError` naming `value` unless `0 <= value < 1`."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(
-            f"Argument `{name}` expected a float in [0, 1). Received: {name}={value!r}"
-        )
-    if not 0.0 <= value < 1.0:
-        raise ValueError(
-            f"Argument `{name}` expected a float in [0, 1). Received: {name}={value!r}"
-        )
-
-
-def check_one_of(name, value, allowed):
-    """Raises a `ValueError` naming `value` unless it is in `allowed`."""
-    if value not in allowed:
-        raise ValueError(
-            f"Argument `{name}` expected one of {sorted(allowed)}. "
-            f"Received: {name}={value!r}"
-        )
+Argument checks live in `keras_transformer.validation`."""
 
 
 def clone_initializer(initializer):

@@ -4,11 +4,8 @@ import keras
 from keras import ops, tree
 
 from keras_transformer.layers.hash_dropout import HashDropout
-from keras_transformer.layers.layer_utils import (
-    check_positive_int,
-    check_rate,
-    clone_initializer,
-)
+from keras_transformer.layers.layer_utils import clone_initializer
+from keras_transformer.validation import check_positive_int, check_rate
 
 
 @keras.saving.register_keras_serializable(package="keras_transformer")

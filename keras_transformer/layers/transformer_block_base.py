@@ -6,15 +6,11 @@ from keras_transformer.layers.cached_multi_head_attention import (
     CachedMultiHeadAttention,
 )
 from keras_transformer.layers.hash_dropout import HashDropout
-from keras_transformer.layers.layer_utils import (
-    check_positive_int,
-    check_rate,
-    clone_initializer,
-    head_dims,
-)
+from keras_transformer.layers.layer_utils import clone_initializer, head_dims
 from keras_transformer.layers.position_wise_feed_forward import (
     PositionWiseFeedForward,
 )
+from keras_transformer.validation import check_positive_int, check_rate
 
 
 class TransformerBlockBase(keras.layers.Layer):

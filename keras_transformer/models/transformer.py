@@ -5,7 +5,6 @@ from keras import ops
 
 from keras_transformer.layers.attention_masks import padding_mask
 from keras_transformer.layers.hash_dropout import HashDropout
-from keras_transformer.layers.layer_utils import check_one_of, check_positive_int
 from keras_transformer.layers.learned_position_embedding import (
     LearnedPositionEmbedding,
 )
@@ -18,6 +17,7 @@ from keras_transformer.layers.sinusoidal_position_encoding import (
 from keras_transformer.layers.transformer_decoder_block import TransformerDecoderBlock
 from keras_transformer.layers.transformer_encoder_block import TransformerEncoderBlock
 from keras_transformer.models.chunked_loss_training import ChunkedLossTraining
+from keras_transformer.validation import check_one_of, check_positive_int
 
 PAD_ID = 0
 

@@ -3,11 +3,11 @@
 import keras
 from keras import ops
 
-from keras_transformer.layers.layer_utils import check_positive_int, check_rate
 from keras_transformer.training.chunked_softmax_cross_entropy import (
     chunked_softmax_cross_entropy,
 )
 from keras_transformer.training.token_utils import global_token_count
+from keras_transformer.validation import check_positive_int, check_rate
 
 
 @keras.saving.register_keras_serializable(package="keras_transformer")
