@@ -1,0 +1,87 @@
+"""How to decode: the paper's search settings as one frozen object (§6.1).
+
+"We used beam search with a beam size of 4 and length penalty alpha = 0.6 ...
+We set the maximum output length during inference to input length + 50."
+Those defaults are written here and nowhere else: `translate`, the recipes,
+the command line and the exported SavedModel all read a `DecodingConfig`.
+"""
+
+import dataclasses
+import numbers
+
+from keras_transformer.validation import (
+    check_non_negative_float,
+    check_non_negative_int,
+    check_one_of,
+    check_positive_float,
+    check_positive_int,
+)
+
+METHODS = ("beam", "greedy", "sample")
+
+
+@dataclasses.dataclass(frozen=True)
+class DecodingConfig:
+    """Search settings, defaulting to the paper's beam search (§6.1).
+
+    Derive variants with `dataclasses.replace` (or `with_overrides`). Inside
+    a traced search (the exported SavedModel's per-request parameters),
+    `alpha` and `max_extra_length` may be tensors; only Python values are
+    checked here, tensors are checked in the graph by the caller.
+
+    Example:
+
+    >>> config = DecodingConfig()
+    >>> (config.beam_size, config.alpha, config.max_extra_length)
+    (4, 0.6, 50)
+    >>> greedy = dataclasses.replace(config, method="greedy")
+    """
+
+    method: str = "beam"  # "beam", "greedy" or "sample"
+    beam_size: int = 4  # K of beam search (§6.1)
+    alpha: float = 0.6  # GNMT length penalty exponent (§6.1)
+    max_extra_length: int = 50  # output length <= input length + 50 (§6.1)
+    n_best: int = 1  # hypotheses returned per sentence, at most beam_size
+    temperature: float = 1.0  # for "sample"
+    top_k: int = 0  # for "sample"; 0 = the whole vocabulary
+    # Beam search: the K beams of a sentence share one self-attention cache
+    # row (K slots per position), so reordering beams moves no keys or values
+    # (`translate`); False gathers one cache row per beam instead. Same
+    # results either way.
+    share_beam_cache: bool = True
+
+    def __post_init__(self):
+        check_one_of("method", self.method, METHODS)
+        check_positive_int("beam_size", self.beam_size)
+        check_positive_int("n_best", self.n_best)
+        if isinstance(self.alpha, numbers.Number):
+            check_non_negative_float("alpha", self.alpha)
+        if isinstance(self.max_extra_length, numbers.Number):
+            check_non_negative_int("max_extra_length", self.max_extra_length)
+        check_positive_float("temperature", self.temperature)
+        check_non_negative_int("top_k", self.top_k)
+        if self.n_best > self.num_hypotheses:
+            raise ValueError(
+                f"`n_best` cannot exceed the hypotheses of `method={self.method!r}` "
+                f"({self.num_hypotheses}). Received: n_best={self.n_best}, "
+                f"beam_size={self.beam_size}"
+            )
+
+    @property
+    def num_hypotheses(self) -> int:
+        """Hypotheses a search returns per sentence: K for beam search, else 1."""
+        return self.beam_size if self.method == "beam" else 1
+
+    def with_overrides(self, **overrides) -> "DecodingConfig":
+        """A copy with the given fields replaced; `None` values are ignored
+        (an option the user did not set keeps this config's value)."""
+        values = {key: value for key, value in overrides.items() if value is not None}
+        return dataclasses.replace(self, **values)
+
+    def to_dict(self) -> dict:
+        """A JSON-ready dict of the fields (`from_dict` inverts it)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict) -> "DecodingConfig":
+        return cls(**values)
