@@ -31,9 +31,7 @@ from pipelines.special_tokens import (
     UNK_ID,
     UNK_PIECE,
 )
-from pipelines.tokenizer_artifact import content_fingerprint, write_artifact
-
-KIND = "sentencepiece"
+from pipelines.subword_tokenizer import SubwordTokenizer
 
 
 def _without_thread_count(model_proto: bytes) -> bytes:
@@ -44,11 +42,12 @@ def _without_thread_count(model_proto: bytes) -> bytes:
     return model.SerializeToString(deterministic=True)
 
 
-class SentencePieceTokenizer(tf.Module):
+class SentencePieceTokenizer(SubwordTokenizer):
     """A SentencePiece model as a `tf.Module`: strings <-> int32 ids.
 
     Does not add bos/eos: the pipeline does. Ids 0-3 are pad, unk, bos, eos
-    (`pipelines.special_tokens`).
+    (`pipelines.special_tokens`). Saving, loading and the fingerprint are
+    `SubwordTokenizer`'s; the payload is the model proto.
 
     Caveat (tensorflow-text 2.21): `tf.random.set_seed` (so also
     `keras.utils.set_random_seed`) clears TensorFlow's eager kernel cache,
@@ -69,8 +68,11 @@ class SentencePieceTokenizer(tf.Module):
     >>> tokenizer.detokenize(ids)                     # [b"Hello world."]
     """
 
+    kind = "sentencepiece"
+    # §5.1, En-De: "a shared source-target vocabulary of about 37000 tokens".
+    default_vocab_size = 37_000
+
     def __init__(self, model_proto: bytes, name: str = "sentencepiece_tokenizer"):
-        super().__init__(name=name)
         processor = sentencepiece.SentencePieceProcessor(model_proto=model_proto)
         received = (
             processor.pad_id(),
@@ -83,23 +85,22 @@ class SentencePieceTokenizer(tf.Module):
                 "SentencePiece model must have pad, unk, bos, eos ids "
                 f"{(PAD_ID, UNK_ID, BOS_ID, EOS_ID)}. Received: {received}"
             )
-        self._model_proto = bytes(model_proto)
-        self._vocab_size = int(processor.get_piece_size())
-        self._fingerprint = content_fingerprint(KIND, self._model_proto)
+        super().__init__(model_proto, processor.get_piece_size(), name=name)
         self._tokenizer = tf_text.SentencepieceTokenizer(
-            model=self._model_proto, out_type=tf.int32
+            model=self._payload, out_type=tf.int32
         )
 
     @classmethod
-    def train(
+    def _train_payload(
         cls,
         texts: Iterable[str],
-        vocab_size: int = 37_000,
+        vocab_size: int,
+        *,
         character_coverage: float = 1.0,
         max_sentence_length: int = 16_384,
         num_threads: int | None = None,
-    ) -> "SentencePieceTokenizer":
-        """Trains a BPE model on `texts` (both languages: a shared vocabulary).
+    ) -> bytes:
+        """Trains a BPE model; `train(texts, vocab_size, **options)` calls it.
 
         Deterministic: every given text is used (no sampling inside
         SentencePiece; sample beforehand with `pipelines.sample_texts`), BPE
@@ -110,17 +111,17 @@ class SentencePieceTokenizer(tf.Module):
         Args:
             texts: iterable of str. Source and target sentences.
             vocab_size: int. Vocabulary size, special ids included; an upper
-                bound on small corpora. Defaults to `37000` (§5.1, En-De).
+                bound on small corpora. `train` defaults it to `37000` (§5.1,
+                En-De).
             character_coverage: float. Share of characters given their own
                 piece; the rest fall back to bytes. Defaults to `1.0`.
             max_sentence_length: int. Longer texts (in bytes) are skipped by
                 the trainer. Defaults to `16384`.
             num_threads: int or `None`. Trainer threads; `None` uses all CPUs.
+
+        Returns:
+            The serialized model proto.
         """
-        if not isinstance(vocab_size, int) or vocab_size <= 4:
-            raise ValueError(
-                f"vocab_size must be an integer > 4. Received: vocab_size={vocab_size}"
-            )
         model = io.BytesIO()
         sentencepiece.SentencePieceTrainer.train(
             sentence_iterator=iter(texts),
@@ -145,22 +146,17 @@ class SentencePieceTokenizer(tf.Module):
             num_threads=num_threads or os.cpu_count() or 1,
             minloglevel=2,
         )
-        return cls(_without_thread_count(model.getvalue()))
+        return _without_thread_count(model.getvalue())
 
-    @property
-    def vocab_size(self) -> int:
-        """Number of ids, special ids included."""
-        return self._vocab_size
-
-    @property
-    def fingerprint(self) -> str:
-        """`"sha256:<hex>"` of the model proto (see `tokenizer_artifact`)."""
-        return self._fingerprint
+    @classmethod
+    def from_payload(cls, payload: bytes) -> "SentencePieceTokenizer":
+        """Builds the tokenizer from its model proto."""
+        return cls(payload)
 
     @property
     def model_proto(self) -> bytes:
         """The serialized SentencePiece model."""
-        return self._model_proto
+        return self._payload
 
     def tokenize(self, strings: tf.Tensor) -> tf.RaggedTensor:
         """`tf.string` [B] (or scalar) -> int32 ids [B, (N)] (or [N])."""
@@ -171,27 +167,8 @@ class SentencePieceTokenizer(tf.Module):
 
         Pad, bos and eos ids are dropped (SentencePiece control symbols).
         """
-        if not isinstance(ids, tf.RaggedTensor):
-            ids = tf.convert_to_tensor(ids)
-            if ids.shape.rank == 2:
-                ids = tf.RaggedTensor.from_tensor(ids, padding=PAD_ID)
-        return self._tokenizer.detokenize(tf.cast(ids, tf.int32))
+        return self._tokenizer.detokenize(self._ragged_ids(ids))
 
     def id_to_piece(self, ids: tf.Tensor) -> tf.Tensor:
         """int ids -> their pieces as `tf.string`."""
         return self._tokenizer.id_to_string(ids)
-
-    def save(self, path: str | os.PathLike) -> str:
-        """Writes the one-file artefact; returns the fingerprint."""
-        return write_artifact(path, KIND, self._model_proto, self._vocab_size)
-
-    @classmethod
-    def from_payload(cls, payload: bytes) -> "SentencePieceTokenizer":
-        return cls(payload)
-
-    @classmethod
-    def load(cls, path: str | os.PathLike) -> "SentencePieceTokenizer":
-        """Reads an artefact written by `save`, checking its fingerprint."""
-        from pipelines.tokenizer_artifact import read_artifact_of_kind
-
-        return cls.from_payload(read_artifact_of_kind(path, KIND))

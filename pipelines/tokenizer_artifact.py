@@ -10,8 +10,12 @@ An artefact is a UTF-8 JSON object:
 `payload` is the serialized SentencePiece model proto, or the WordPiece
 vocabulary as newline-joined UTF-8. The fingerprint is the SHA-256 of the kind
 and the payload bytes, so two tokenizers with equal fingerprints map every text
-to the same ids; checkpoints and exports record it (shared/DESIGN.md). Loading
-verifies the fingerprint and the special ids.
+to the same ids: it is how checkpoints and exports name the vocabulary they
+were trained with. Reading verifies the fingerprint and the special ids.
+
+This module is the file format only: `SubwordTokenizer` saves and loads
+through it, and `pipelines.load_tokenizer` picks the class of the recorded
+kind (`tokenizer_registry`).
 """
 
 import base64
@@ -85,37 +89,3 @@ def read_artifact(path: str | os.PathLike) -> tuple[str, bytes]:
             f"fingerprint={record.get('fingerprint')!r}"
         )
     return kind, payload
-
-
-def read_artifact_of_kind(path: str | os.PathLike, kind: str) -> bytes:
-    """Reads and verifies an artefact that must be of `kind`; returns its payload."""
-    found, payload = read_artifact(path)
-    if found != kind:
-        raise ValueError(
-            f"Expected a {kind!r} tokenizer artefact. Received: kind={found!r} "
-            f"in {path}"
-        )
-    return payload
-
-
-def load_tokenizer(path: str | os.PathLike):
-    """Loads a tokenizer artefact of either kind.
-
-    Returns:
-        A `SentencePieceTokenizer` or a `WordPieceTokenizer`.
-    """
-    # Imported here: the tokenizer modules import this one.
-    from pipelines.sentencepiece_tokenizer import SentencePieceTokenizer
-    from pipelines.wordpiece_tokenizer import WordPieceTokenizer
-
-    kind, payload = read_artifact(path)
-    classes = {
-        "sentencepiece": SentencePieceTokenizer,
-        "wordpiece": WordPieceTokenizer,
-    }
-    if kind not in classes:
-        raise ValueError(
-            f"Unknown tokenizer kind; expected one of {sorted(classes)}. "
-            f"Received: kind={kind!r} in {path}"
-        )
-    return classes[kind].from_payload(payload)

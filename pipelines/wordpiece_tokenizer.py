@@ -13,7 +13,6 @@ piece of each kind, word-initial and `##`-suffix; other words map to unk).
 """
 
 import collections
-import os
 import unicodedata
 from collections.abc import Iterable
 
@@ -29,16 +28,22 @@ from pipelines.special_tokens import (
     RESERVED_PIECES,
     UNK_PIECE,
 )
-from pipelines.tokenizer_artifact import content_fingerprint, write_artifact
+from pipelines.subword_tokenizer import SubwordTokenizer
 
-KIND = "wordpiece"
 SUFFIX_INDICATOR = "##"
 
 
-class WordPieceTokenizer(tf.Module):
+def _vocabulary_payload(vocabulary: list[str]) -> bytes:
+    """The artefact payload of a vocabulary: its pieces, newline-joined UTF-8."""
+    return "\n".join(vocabulary).encode("utf-8")
+
+
+class WordPieceTokenizer(SubwordTokenizer):
     """A WordPiece vocabulary as a `tf.Module`: strings <-> int32 ids.
 
     Does not add bos/eos: the pipeline does. Ids 0-3 are pad, unk, bos, eos.
+    Saving, loading and the fingerprint are `SubwordTokenizer`'s; the payload
+    is the vocabulary as newline-joined UTF-8.
 
     Args:
         vocabulary: list of str. Pieces in id order; suffix pieces start with
@@ -46,8 +51,11 @@ class WordPieceTokenizer(tf.Module):
         name: str. Module name. Defaults to `"wordpiece_tokenizer"`.
     """
 
+    kind = "wordpiece"
+    # §5.1, En-Fr: "split tokens into a 32000 word-piece vocabulary".
+    default_vocab_size = 32_000
+
     def __init__(self, vocabulary: list[str], name: str = "wordpiece_tokenizer"):
-        super().__init__(name=name)
         vocabulary = list(vocabulary)
         if tuple(vocabulary[:NUM_RESERVED]) != RESERVED_PIECES:
             raise ValueError(
@@ -61,9 +69,8 @@ class WordPieceTokenizer(tf.Module):
                 "WordPiece pieces must be unique, non-empty and without newlines. "
                 f"Received: {len(vocabulary)} pieces, {len(set(vocabulary))} unique"
             )
+        super().__init__(_vocabulary_payload(vocabulary), len(vocabulary), name=name)
         self._vocabulary = vocabulary
-        self._payload = "\n".join(vocabulary).encode("utf-8")
-        self._fingerprint = content_fingerprint(KIND, self._payload)
         self._words = tf_text.WhitespaceTokenizer()
         self._pieces = tf_text.FastWordpieceTokenizer(
             vocab=vocabulary,
@@ -75,29 +82,28 @@ class WordPieceTokenizer(tf.Module):
         )
 
     @classmethod
-    def train(
+    def _train_payload(
         cls,
         texts: Iterable[str],
-        vocab_size: int = 32_000,
+        vocab_size: int,
+        *,
         max_unique_chars: int = 1000,
         max_input_words: int = 5_000_000,
-    ) -> "WordPieceTokenizer":
-        """Learns a vocabulary from `texts` (both languages: shared).
+    ) -> bytes:
+        """Learns a vocabulary; `train(texts, vocab_size, **options)` calls it.
 
         Args:
             texts: iterable of str. Source and target sentences.
             vocab_size: int. Target size before character coverage, special
-                pieces included. Defaults to `32000` (§5.1, En-Fr).
+                pieces included. `train` defaults it to `32000` (§5.1, En-Fr).
             max_unique_chars: int. Alphabet size: the most frequent characters
                 get word-initial and `##` pieces. Defaults to `1000`.
             max_input_words: int. Distinct words the learner considers (most
                 frequent first). Defaults to `5000000`.
+
+        Returns:
+            The vocabulary as newline-joined UTF-8.
         """
-        if not isinstance(vocab_size, int) or vocab_size <= NUM_RESERVED:
-            raise ValueError(
-                f"vocab_size must be an integer > {NUM_RESERVED}. "
-                f"Received: vocab_size={vocab_size}"
-            )
         counts = collections.Counter()
         for text in texts:
             counts.update(unicodedata.normalize("NFKC", text).split())
@@ -122,17 +128,12 @@ class WordPieceTokenizer(tf.Module):
                 if piece not in present:
                     vocabulary.append(piece)
                     present.add(piece)
-        return cls(vocabulary)
+        return _vocabulary_payload(vocabulary)
 
-    @property
-    def vocab_size(self) -> int:
-        """Number of ids, special ids included."""
-        return len(self._vocabulary)
-
-    @property
-    def fingerprint(self) -> str:
-        """`"sha256:<hex>"` of the vocabulary (see `tokenizer_artifact`)."""
-        return self._fingerprint
+    @classmethod
+    def from_payload(cls, payload: bytes) -> "WordPieceTokenizer":
+        """Builds the tokenizer from its newline-joined UTF-8 vocabulary."""
+        return cls(payload.decode("utf-8").split("\n"))
 
     @property
     def vocabulary(self) -> list[str]:
@@ -151,11 +152,7 @@ class WordPieceTokenizer(tf.Module):
 
         Pad, bos and eos ids are dropped.
         """
-        if not isinstance(ids, tf.RaggedTensor):
-            ids = tf.convert_to_tensor(ids)
-            if ids.shape.rank == 2:
-                ids = tf.RaggedTensor.from_tensor(ids, padding=PAD_ID)
-        ids = tf.cast(ids, tf.int32)
+        ids = self._ragged_ids(ids)
         keep = (ids != PAD_ID) & (ids != BOS_ID) & (ids != EOS_ID)
         if isinstance(ids, tf.RaggedTensor):
             ids = tf.ragged.boolean_mask(ids, keep)
@@ -166,18 +163,3 @@ class WordPieceTokenizer(tf.Module):
     def id_to_piece(self, ids: tf.Tensor) -> tf.Tensor:
         """int ids -> their pieces as `tf.string`."""
         return tf.gather(tf.constant(self._vocabulary), ids)
-
-    def save(self, path: str | os.PathLike) -> str:
-        """Writes the one-file artefact; returns the fingerprint."""
-        return write_artifact(path, KIND, self._payload, self.vocab_size)
-
-    @classmethod
-    def from_payload(cls, payload: bytes) -> "WordPieceTokenizer":
-        return cls(payload.decode("utf-8").split("\n"))
-
-    @classmethod
-    def load(cls, path: str | os.PathLike) -> "WordPieceTokenizer":
-        """Reads an artefact written by `save`, checking its fingerprint."""
-        from pipelines.tokenizer_artifact import read_artifact_of_kind
-
-        return cls.from_payload(read_artifact_of_kind(path, KIND))
