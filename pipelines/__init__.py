@@ -1,14 +1,17 @@
 """Input pipelines: parallel text sources, subword tokenizers and tf.data batching.
 
 Imports TensorFlow, tensorflow-text, tensorflow-datasets and sentencepiece only,
-nothing else of this project (shared/DESIGN.md).
+nothing else of this project: the command line and the export import it,
+never the reverse.
 
 - Sources, each a `tf.data.Dataset` of `(source, target)` strings:
   `load_bundled` (the corpora under `data/`), `read_parallel_files`,
   `read_parallel_tsv`, `load_tfds`.
 - Tokenizers run in the graph, saved as one-file artefacts with a fingerprint:
-  `SentencePieceTokenizer` (BPE), `WordPieceTokenizer`, `load_tokenizer`;
-  `sample_texts` draws their training texts. Special ids: `special_tokens`.
+  `SentencePieceTokenizer` (BPE) and `WordPieceTokenizer`, both
+  `SubwordTokenizer`s; `TOKENIZER_KINDS` / `tokenizer_class` map a kind name to
+  its class and `load_tokenizer` reads an artefact of any kind; `sample_texts`
+  draws their training texts. Special ids: `special_tokens`.
 - Batching as §5.1: `make_dataset` with a `BatchingConfig`, `count_filtered`
   with its `FilterReport`; the transformations themselves in `transforms`.
 """
@@ -17,13 +20,19 @@ from pipelines import special_tokens, transforms
 from pipelines.batching_config import BatchingConfig
 from pipelines.bucketing import geometric_bucket_lengths, token_budget_batch_sizes
 from pipelines.bundled import BUNDLED_CORPORA, bundled_corpus_path, load_bundled
+from pipelines.encode_sources import encode_sources
 from pipelines.filter_report import FILTER_REASONS, FilterReport
 from pipelines.local_files import count_lines, read_parallel_files, read_parallel_tsv
 from pipelines.pipeline import count_filtered, make_dataset
 from pipelines.sentencepiece_tokenizer import SentencePieceTokenizer
 from pipelines.special_tokens import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+from pipelines.subword_tokenizer import SubwordTokenizer
 from pipelines.tfds_source import load_tfds
-from pipelines.tokenizer_artifact import load_tokenizer
+from pipelines.tokenizer_registry import (
+    TOKENIZER_KINDS,
+    load_tokenizer,
+    tokenizer_class,
+)
 from pipelines.training_texts import sample_texts
 from pipelines.wordpiece_tokenizer import WordPieceTokenizer
 
@@ -33,14 +42,17 @@ __all__ = [
     "EOS_ID",
     "FILTER_REASONS",
     "PAD_ID",
+    "TOKENIZER_KINDS",
     "UNK_ID",
     "BatchingConfig",
     "FilterReport",
     "SentencePieceTokenizer",
+    "SubwordTokenizer",
     "WordPieceTokenizer",
     "bundled_corpus_path",
     "count_filtered",
     "count_lines",
+    "encode_sources",
     "geometric_bucket_lengths",
     "load_bundled",
     "load_tfds",
@@ -51,5 +63,6 @@ __all__ = [
     "sample_texts",
     "special_tokens",
     "token_budget_batch_sizes",
+    "tokenizer_class",
     "transforms",
 ]

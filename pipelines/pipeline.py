@@ -126,4 +126,4 @@ def _tokenized(pairs, tokenizer, target_tokenizer, config):
             tokenizer, target_tokenizer, config.tokenize_batch_size
         )
     )
-    return dataset.apply(transforms.add_special_ids())
+    return dataset.apply(transforms.add_target_special_ids())

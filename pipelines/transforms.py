@@ -3,8 +3,9 @@
 Each function returns a callable for `tf.data.Dataset.apply`. Elements flow as:
 
     (source, target)                          scalar tf.string
-    -> (source_ids, target_ids)               int32 [S'], [T']   tokenize_pairs
-    -> (source_ids, target_in, target_out)    int32 [S], [T], [T] add_special_ids
+    -> (source_ids, target_ids)               int32 [S], [T']    tokenize_pairs
+    -> (source_ids, target_in, target_out)    int32 [S], [T], [T]
+                                                         add_target_special_ids
     -> same, filtered                                             filter_by_length
     -> same, batched and padded with 0        [B, S], [B, T], [B, T]
                                                                   bucket_by_token_budget
@@ -15,6 +16,7 @@ from collections.abc import Callable
 
 import tensorflow as tf
 
+from pipelines.encode_sources import encode_sources
 from pipelines.filter_report import filter_reason
 from pipelines.special_tokens import BOS_ID, EOS_ID, PAD_ID
 
@@ -27,6 +29,11 @@ def tokenize_pairs(
 ) -> Transform:
     """Tokenizes `(source, target)` strings in the graph, `batch_size` at a time.
 
+    Sources go through `encode_sources` (pieces, then eos; no truncation: the
+    length filter drops long pairs and counts them), the one text-to-ids path
+    that evaluation, translation and the export share; targets are pieces
+    only (`add_target_special_ids` adds bos and eos).
+
     Args:
         tokenizer: a tokenizer with `tokenize(strings) -> RaggedTensor`.
         target_tokenizer: optional separate target tokenizer; defaults to the
@@ -37,7 +44,7 @@ def tokenize_pairs(
     target_tokenizer = target_tokenizer or tokenizer
 
     def tokenize(sources, targets):
-        return tokenizer.tokenize(sources), target_tokenizer.tokenize(targets)
+        return encode_sources(tokenizer, sources), target_tokenizer.tokenize(targets)
 
     def apply(dataset):
         dataset = dataset.batch(batch_size)
@@ -47,16 +54,16 @@ def tokenize_pairs(
     return apply
 
 
-def add_special_ids() -> Transform:
-    """Appends eos to the source; makes target_in = bos + target, target_out =
-    target + eos (teacher forcing: the decoder reads target_in, predicts
-    target_out). The eos on the source follows tensor2tensor."""
+def add_target_special_ids() -> Transform:
+    """Makes target_in = bos + target, target_out = target + eos (teacher
+    forcing: the decoder reads target_in, predicts target_out). The source
+    keeps its ids, which already end with eos (`encode_sources`)."""
     bos = tf.constant([BOS_ID], tf.int32)
     eos = tf.constant([EOS_ID], tf.int32)
 
     def add(source_ids, target_ids):
         return (
-            tf.concat([source_ids, eos], 0),  # [S]
+            source_ids,  # [S]
             tf.concat([bos, target_ids], 0),  # [T]
             tf.concat([target_ids, eos], 0),  # [T]
         )

@@ -2,17 +2,20 @@ import pytest
 import tensorflow as tf
 
 from pipelines import transforms
+from pipelines.special_tokens import EOS_ID
 
 
 def _ragged_pairs(pairs):
-    sources = tf.ragged.constant([s for s, _ in pairs], dtype=tf.int32)
+    """Source pieces as `encode_sources` makes them (eos appended), target
+    pieces as the tokenizer makes them."""
+    sources = tf.ragged.constant([[*s, EOS_ID] for s, _ in pairs], dtype=tf.int32)
     targets = tf.ragged.constant([t for _, t in pairs], dtype=tf.int32)
     return tf.data.Dataset.from_tensor_slices((sources, targets))
 
 
 def test_special_ids_and_filter():
     dataset = _ragged_pairs([([5, 6], [7]), ([], [8]), ([5] * 9, [9])])
-    dataset = dataset.apply(transforms.add_special_ids())
+    dataset = dataset.apply(transforms.add_target_special_ids())
     first = next(iter(dataset))
     assert [x.numpy().tolist() for x in first] == [[5, 6, 3], [2, 7], [7, 3]]
     kept = list(dataset.apply(transforms.filter_by_length(4)))
@@ -21,7 +24,7 @@ def test_special_ids_and_filter():
 
 def test_bucket_static_and_tuple_format():
     dataset = _ragged_pairs([([5] * n, [6] * n) for n in (1, 2, 2, 3, 6, 7)])
-    dataset = dataset.apply(transforms.add_special_ids())
+    dataset = dataset.apply(transforms.add_target_special_ids())
     dataset = dataset.apply(transforms.bucket_by_token_budget([4, 8], [2, 1], True))
     dataset = dataset.apply(transforms.to_model_inputs("tuple"))
     shapes = [(s.shape.as_list(), t.shape.as_list()) for (s, t), _ in dataset]
@@ -31,7 +34,7 @@ def test_bucket_static_and_tuple_format():
 
 
 def _bucketed_shapes(pairs, static_shapes):
-    dataset = _ragged_pairs(pairs).apply(transforms.add_special_ids())
+    dataset = _ragged_pairs(pairs).apply(transforms.add_target_special_ids())
     dataset = dataset.apply(
         transforms.bucket_by_token_budget([4, 8], [4, 2], static_shapes)
     )
