@@ -53,7 +53,10 @@ from process_repeats import add_processes_argument, repeat_in_processes  # noqa:
 from training_speed import matmul_peak_gflops  # noqa: E402
 
 from keras_transformer import TransformerConfig, build_transformer  # noqa: E402
-from keras_transformer.decoding import compiled_translate  # noqa: E402
+from keras_transformer.decoding import (  # noqa: E402
+    DecodingConfig,
+    compiled_translate,
+)
 
 CONFIGS = {
     # The issue's `small`: shared vocab 8,000, d_model 256, 4 heads, d_ff 1024,
@@ -65,11 +68,13 @@ CONFIGS = {
     "base": dict(source_vocab_size=37_000),
 }
 METHODS = {
-    "greedy": dict(method="greedy"),
-    "beam4": dict(method="beam", beam_size=4),
+    "greedy": DecodingConfig(method="greedy"),
+    "beam4": DecodingConfig(method="beam", beam_size=4),
     # Beam 4 with one self-attention cache row per beam, gathered when beams
-    # are reordered (`translate(share_beam_cache=False)`), for comparison.
-    "beam4_reordered": dict(method="beam", beam_size=4, share_beam_cache=False),
+    # are reordered (`DecodingConfig(share_beam_cache=False)`), for comparison.
+    "beam4_reordered": DecodingConfig(
+        method="beam", beam_size=4, share_beam_cache=False
+    ),
 }
 
 
@@ -143,18 +148,16 @@ def run_ctranslate2(config, source, beam_size, output_tokens, repeats, quantizat
     return compile_s, statistics.median(times)
 
 
-def run_ours(config, source, mode, method, output_tokens, repeats, first_segment):
+def run_ours(config, source, mode, method, output_tokens, repeats):
     """Seconds (first call, then median of `repeats`) of `compiled_translate`."""
     keras.utils.set_random_seed(0)
     model = build_transformer(config)
     fn = compiled_translate(
         model,
+        METHODS[method],  # the paper's alpha 0.6 for beam search
         jit_compile=mode != "graph",
         eos_id=-1,  # never produced: every hypothesis has `output_tokens` tokens
         max_length=output_tokens,
-        alpha=0.6,
-        first_segment=first_segment,
-        **METHODS[method],
     )
     start = time.perf_counter()
     np.asarray(fn(source)[0])
@@ -176,7 +179,6 @@ def run(
     source_length,
     output_tokens,
     repeats,
-    first_segment=None,
 ):
     """One setting's JSON record, or `None` for a method a peer does not have."""
     config = TransformerConfig(dropout=0.0, **CONFIGS[config_name])
@@ -190,7 +192,7 @@ def run(
         compile_s, seconds = run_ctranslate2(
             config,
             source,
-            METHODS[method].get("beam_size", 1),
+            METHODS[method].num_hypotheses,
             output_tokens,
             repeats,
             "int8" if mode == "ct2_int8" else None,
@@ -198,7 +200,7 @@ def run(
     else:
         backend = keras.backend.backend()
         compile_s, seconds = run_ours(
-            config, source, mode, method, output_tokens, repeats, first_segment
+            config, source, mode, method, output_tokens, repeats
         )
     return {
         "config": config_name,
@@ -208,7 +210,6 @@ def run(
         "batch": batch,
         "source_length": source_length,
         "output_tokens": output_tokens,
-        "first_segment": first_segment,
         "compile_s": round(compile_s, 2),
         "seconds_per_batch": round(seconds, 3),
         "sentences_per_s": round(batch / seconds, 1),
@@ -230,12 +231,6 @@ def main():
     parser.add_argument("--source-length", type=int, default=32)
     parser.add_argument("--output-tokens", type=int, default=40)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument(
-        "--first-segment",
-        type=int,
-        default=None,
-        help="Grow the self-attention cache from this length (`translate`).",
-    )
     add_processes_argument(parser)
     args = parser.parse_args()
     if repeat_in_processes(__file__, args.processes, "seconds_per_batch"):
@@ -252,7 +247,6 @@ def main():
                     args.source_length,
                     args.output_tokens,
                     args.repeats,
-                    args.first_segment,
                 )
                 if result is None:
                     continue

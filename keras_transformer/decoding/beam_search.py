@@ -35,7 +35,6 @@ from keras_transformer.decoding.beam_utils import (
     tile_beams,
     top_k_by_blocks,
 )
-from keras_transformer.decoding.growing_loop import growing_while_loop
 from keras_transformer.decoding.length_penalty import length_penalty
 
 # Log probability of an impossible hypothesis: finite, so that sums and
@@ -69,8 +68,6 @@ def beam_search(
     max_length,
     max_lengths=None,
     pad_id=0,
-    grow_cache_fn=None,
-    first_segment=None,
     tile_cache_fn=tile_beams,
     reorder_cache_fn=gather_beams,
 ):
@@ -117,10 +114,6 @@ def beam_search(
             without eos is finished there, without eos, and scored at that
             length. Defaults to `max_length` for every sentence.
         pad_id: int. Written after a hypothesis' last token. Defaults to `0`.
-        grow_cache_fn: optional `fn(cache, length) -> cache` for a cache
-            (rows `[B*K, ...]`) that starts short and grows in doubling
-            segments from `first_segment` (`growing_while_loop`).
-        first_segment: optional int, with `grow_cache_fn`.
         tile_cache_fn: `fn(initial_cache, K) -> cache`, the search's cache
             before the first step. Defaults to `tile_beams` (every leaf
             `[B, ...]` -> `[B*K, ...]`).
@@ -308,8 +301,8 @@ def beam_search(
         finished_flags,
         cache,
     )
-    _, _, _, finished_seq, finished_scores, finished_flags, _ = growing_while_loop(
-        cond, body, state, max_length, grow_cache_fn, first_segment
+    _, _, _, finished_seq, finished_scores, finished_flags, _ = ops.while_loop(
+        cond, body, state
     )
     # Every alive beam is finished by its sentence's limit, or stopped early
     # because it cannot beat the finished ones: the finished set is the answer.

@@ -3,7 +3,7 @@
 A nest (any structure of tensors `keras.tree` understands: dicts, lists,
 tuples) whose leaves are all batch first, `[B, ...]`, is expanded to one row
 per beam, `[B*K, ...]`, with the K beams of a sentence next to each other. The
-decoding cache of `Transformer.init_cache` is such a nest.
+self-attention caches of `Transformer.init_cache` are such a nest.
 """
 
 import keras

@@ -7,10 +7,19 @@ of `keras_transformer` stays on `keras.ops`.
 
 import keras
 
-from keras_transformer.decoding.translate import translate
+from keras_transformer.decoding.translate import check_decoding_config, translate
 
 
-def compiled_translate(model, jit_compile=True, **translate_kwargs):
+def compiled_translate(
+    model,
+    config=None,
+    jit_compile=True,
+    *,
+    bos_id=2,
+    eos_id=3,
+    max_length=None,
+    seed=None,
+):
     """Returns `fn(source_ids) -> (ids, scores)`, `translate` compiled once per
     source shape.
 
@@ -22,23 +31,36 @@ def compiled_translate(model, jit_compile=True, **translate_kwargs):
 
     Args:
         model: a `Transformer`.
+        config: a `DecodingConfig`, see `translate`. Defaults to
+            `DecodingConfig()`, the paper's beam search (§6.1).
         jit_compile: bool. XLA on TensorFlow. Defaults to `True`.
-        **translate_kwargs: arguments of `translate` (`method`, `beam_size`,
-            `alpha`, `max_extra_length`, `bos_id`, `eos_id`, ...).
+        bos_id: int. The first decoder input. Defaults to `2`.
+        eos_id: int. End of sentence. Defaults to `3`.
+        max_length: optional int. Buffer size T; see `translate`.
+        seed: int or `keras.random.SeedGenerator`, for `"sample"`.
 
     Returns:
         A callable taking int `source_ids` `[B, S]`.
 
     Example:
 
-    >>> fn = compiled_translate(model, method="beam", beam_size=4, alpha=0.6)
+    >>> fn = compiled_translate(model, DecodingConfig(method="greedy"))
     >>> ids, scores = fn(source_ids)
     """
-    backend = keras.backend.backend()
+    config = check_decoding_config(config)
 
     def run(source_ids):
-        return translate(model, source_ids, **translate_kwargs)
+        return translate(
+            model,
+            source_ids,
+            config,
+            bos_id=bos_id,
+            eos_id=eos_id,
+            max_length=max_length,
+            seed=seed,
+        )
 
+    backend = keras.backend.backend()
     if backend == "tensorflow":
         import tensorflow as tf
 

@@ -16,8 +16,6 @@ def greedy_search(
     pad_id=0,
     max_lengths=None,
     return_scores=False,
-    grow_cache_fn=None,
-    first_segment=None,
 ):
     """Decodes by taking the most probable token at every step.
 
@@ -38,9 +36,6 @@ def greedy_search(
             `max_length` for every sentence.
         return_scores: bool. Also return the log probabilities. Defaults to
             `False`.
-        grow_cache_fn: optional `fn(cache, length) -> cache`; see
-            `token_by_token_search`.
-        first_segment: optional int; see `token_by_token_search`.
 
     Returns:
         int32 tensor `[B, max_length]`: the decoded tokens (eos included, then
@@ -57,8 +52,6 @@ def greedy_search(
         max_length=max_length,
         pad_id=pad_id,
         max_lengths=max_lengths,
-        grow_cache_fn=grow_cache_fn,
-        first_segment=first_segment,
     )
     return (ids, log_probs) if return_scores else ids
 

@@ -19,8 +19,6 @@ def sampling_search(
     seed=None,
     pad_id=0,
     max_lengths=None,
-    grow_cache_fn=None,
-    first_segment=None,
 ):
     """Decodes by sampling each token from the model's (reshaped) distribution.
 
@@ -46,9 +44,6 @@ def sampling_search(
         pad_id: int. Written after eos. Defaults to `0`.
         max_lengths: optional int tensor `[B]`, the most tokens each sentence
             may generate. Defaults to `max_length` for every sentence.
-        grow_cache_fn: optional `fn(cache, length) -> cache`; see
-            `token_by_token_search`.
-        first_segment: optional int; see `token_by_token_search`.
 
     Returns:
         A tuple `(ids, log_probs)`: int32 `[B, max_length]` tokens (eos
@@ -96,6 +91,4 @@ def sampling_search(
         max_length=max_length,
         pad_id=pad_id,
         max_lengths=max_lengths,
-        grow_cache_fn=grow_cache_fn,
-        first_segment=first_segment,
     )

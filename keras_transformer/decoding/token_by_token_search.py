@@ -2,8 +2,6 @@
 
 from keras import ops
 
-from keras_transformer.decoding.growing_loop import growing_while_loop
-
 
 def token_by_token_search(
     symbols_to_logits_fn,
@@ -14,8 +12,6 @@ def token_by_token_search(
     max_length,
     pad_id=0,
     max_lengths=None,
-    grow_cache_fn=None,
-    first_segment=None,
 ):
     """Extends every sentence by the token `choose_fn` picks, until eos or the limit.
 
@@ -44,12 +40,6 @@ def token_by_token_search(
         max_lengths: optional int tensor `[B]`, the most tokens each sentence
             may generate (paper §6.1: source length + 50). Defaults to
             `max_length` for every sentence.
-        grow_cache_fn: optional `fn(cache, length) -> cache` that gives the
-            cache room for `length` positions. With it, the cache starts
-            short and grows in doubling segments from `first_segment`
-            (`growing_while_loop`), so early steps read less of it.
-        first_segment: optional int. The first segment's length (with
-            `grow_cache_fn`).
 
     Returns:
         A tuple `(ids, log_probs)`: int32 `[B, max_length]` tokens (eos
@@ -92,7 +82,7 @@ def token_by_token_search(
         )
         return index + 1, ids, finished, log_probs, cache
 
-    _, ids, _, log_probs, _ = growing_while_loop(
+    _, ids, _, log_probs, _ = ops.while_loop(
         cond,
         body,
         (
@@ -102,8 +92,5 @@ def token_by_token_search(
             log_probs,
             initial_cache,
         ),
-        max_length,
-        grow_cache_fn,
-        first_segment,
     )
     return ids[:, 1:], log_probs

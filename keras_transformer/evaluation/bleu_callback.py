@@ -3,6 +3,8 @@
 import keras
 
 from keras_transformer.decoding.compiled_translate import compiled_translate
+from keras_transformer.decoding.decoding_config import DecodingConfig
+from keras_transformer.decoding.translate import check_decoding_config
 from keras_transformer.evaluation.evaluate import translate_texts
 from keras_transformer.evaluation.score_translations import score_translations
 
@@ -11,10 +13,10 @@ class BleuCallback(keras.callbacks.Callback):
     """Translates a small dev sample every `every_n_steps` steps and logs BLEU.
 
     Decoding is greedy by default (the cheapest way to follow progress; pass
-    `method="beam"` for the paper's search). The score is added to the batch
-    `logs` as `dev_bleu` (so callbacks after this one, e.g. TensorBoard, see
-    it), printed with its sacreBLEU signature, and kept in `self.scores` as
-    `(step, bleu)` pairs.
+    `config=DecodingConfig()` for the paper's beam search, §6.1). The score is
+    added to the batch `logs` as `dev_bleu` (so callbacks after this one, e.g.
+    TensorBoard, see it), printed with its sacreBLEU signature, and kept in
+    `self.scores` as `(step, bleu)` pairs.
 
     Args:
         sources: list of str, dev sources (a few hundred at most: the decode
@@ -22,15 +24,16 @@ class BleuCallback(keras.callbacks.Callback):
         references: list of str, one reference per source.
         tokenize_fn: `fn(str) -> list of int`.
         detokenize_fn: `fn(list of int) -> str`.
+        config: a `DecodingConfig` (see `translate`). Defaults to
+            `DecodingConfig(method="greedy")`. The search is compiled once, at
+            the first decode; it reads the weights as they are at each call.
         every_n_steps: int. Decode after every this many training steps.
             Defaults to `1000`.
         verbose: bool. Print each score. Defaults to `True`.
         batch_size: int. Sentences per decoding batch. Defaults to `64`.
         jit_compile: bool. XLA on TensorFlow. Defaults to `True`.
-        **translate_kwargs: arguments of `translate` (`method`, `beam_size`,
-            `alpha`, `bos_id`, `eos_id`, ...). `method` defaults to
-            `"greedy"`. The search is compiled once, at the first decode; it
-            reads the weights as they are at each call.
+        bos_id: int. Defaults to `2`.
+        eos_id: int. Defaults to `3`.
 
     Example:
 
@@ -45,11 +48,13 @@ class BleuCallback(keras.callbacks.Callback):
         references,
         tokenize_fn,
         detokenize_fn,
+        config=None,
         every_n_steps=1000,
         verbose=True,
         batch_size=64,
         jit_compile=True,
-        **translate_kwargs,
+        bos_id=2,
+        eos_id=3,
     ):
         super().__init__()
         if not isinstance(every_n_steps, int) or every_n_steps < 1:
@@ -70,7 +75,13 @@ class BleuCallback(keras.callbacks.Callback):
         self.verbose = verbose
         self.batch_size = batch_size
         self.jit_compile = jit_compile
-        self.translate_kwargs = {"method": "greedy", **translate_kwargs}
+        self.config = (
+            DecodingConfig(method="greedy")
+            if config is None
+            else check_decoding_config(config)
+        )
+        self.bos_id = bos_id
+        self.eos_id = eos_id
         self.scores = []
         self._step = 0
         self._translate_fn = None
@@ -81,7 +92,11 @@ class BleuCallback(keras.callbacks.Callback):
             return
         if self._translate_fn is None:
             self._translate_fn = compiled_translate(
-                self.model, jit_compile=self.jit_compile, **self.translate_kwargs
+                self.model,
+                self.config,
+                jit_compile=self.jit_compile,
+                bos_id=self.bos_id,
+                eos_id=self.eos_id,
             )
         hypotheses = translate_texts(
             self.model,
@@ -89,7 +104,7 @@ class BleuCallback(keras.callbacks.Callback):
             self.tokenize_fn,
             self.detokenize_fn,
             batch_size=self.batch_size,
-            eos_id=self.translate_kwargs.get("eos_id", 3),
+            eos_id=self.eos_id,
             translate_fn=self._translate_fn,
         )
         result = score_translations(hypotheses, self.references)

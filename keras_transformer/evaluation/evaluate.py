@@ -3,10 +3,12 @@
 import numpy as np
 
 from keras_transformer.decoding.compiled_translate import compiled_translate
+from keras_transformer.decoding.translate import check_decoding_config
 from keras_transformer.evaluation.score_translations import score_translations
+from keras_transformer.models import PAD_ID
 
 
-def _strip(ids, eos_id, pad_id=0):
+def _strip(ids, eos_id, pad_id=PAD_ID):
     """Token ids up to (not including) eos or padding, as a list of ints."""
     out = []
     for token in ids:
@@ -21,13 +23,13 @@ def translate_texts(
     sources,
     tokenize_fn,
     detokenize_fn,
+    config=None,
     batch_size=64,
     width_multiple=8,
     jit_compile=True,
     bos_id=2,
     eos_id=3,
     translate_fn=None,
-    **decode_kwargs,
 ):
     """Translates raw sentences: tokenize, batch by length, decode, detokenize.
 
@@ -43,6 +45,8 @@ def translate_texts(
             if the model was trained with it).
         detokenize_fn: `fn(list of int) -> str`, target ids (no bos, eos or
             padding) to text.
+        config: a `DecodingConfig` (see `translate`). Defaults to
+            `DecodingConfig()`, the paper's beam search (§6.1).
         batch_size: int. Sentences per decoding batch. Defaults to `64`.
         width_multiple: int. Source widths are rounded up to a multiple of it.
             Defaults to `8`.
@@ -52,17 +56,23 @@ def translate_texts(
         eos_id: int. Defaults to `3`.
         translate_fn: optional `fn(source_ids) -> (ids, scores)`, e.g. from
             `compiled_translate`, reused across calls (a callback compiles
-            once); when given, `jit_compile`, `bos_id` and `decode_kwargs` are
+            once); when given, `config`, `jit_compile` and `bos_id` are
             ignored. Defaults to compiling one for this call.
-        **decode_kwargs: arguments of `translate` (`method`, `beam_size`,
-            `alpha`, `max_extra_length`, ...); the paper's beam 4, alpha 0.6,
-            + 50 by default.
 
     Returns:
         A list of str, one translation per source.
+
+    Example:
+
+    >>> translate_texts(model, ["Hello."], tokenize, detokenize,
+    ...                 DecodingConfig(method="greedy"))
     """
     fn = translate_fn or compiled_translate(
-        model, jit_compile=jit_compile, bos_id=bos_id, eos_id=eos_id, **decode_kwargs
+        model,
+        check_decoding_config(config),
+        jit_compile=jit_compile,
+        bos_id=bos_id,
+        eos_id=eos_id,
     )
     token_ids = [list(tokenize_fn(text)) for text in sources]
     order = np.argsort([len(ids) for ids in token_ids], kind="stable")
@@ -88,13 +98,14 @@ def evaluate(
     references,
     tokenize_fn,
     detokenize_fn,
+    config=None,
     paper_style=False,
     print_fn=print,
-    **translate_kwargs,
+    **translate_texts_kwargs,
 ):
     """Translates a test set and scores it with sacreBLEU (BLEU and chrF).
 
-    Decodes with the paper's settings unless told otherwise (beam 4, alpha
+    Decodes with `config`, by default the paper's settings (beam 4, alpha
     0.6, at most source length + 50 tokens; §6.1), detokenizes, and scores
     against the raw references. The sacreBLEU signatures are always printed
     beside the scores, so that numbers can be compared across papers.
@@ -105,24 +116,33 @@ def evaluate(
         references: list of str, one raw reference per source.
         tokenize_fn: `fn(str) -> list of int`, source text to ids.
         detokenize_fn: `fn(list of int) -> str`, target ids to text.
+        config: a `DecodingConfig` (see `translate`). Defaults to
+            `DecodingConfig()`.
         paper_style: bool. Also report the paper's tokenized, compound-split
             BLEU, labelled as such (Table 2 comparison only). Defaults to
             `False`.
         print_fn: callable used for the report, or `None` for silence.
             Defaults to `print`.
-        **translate_kwargs: arguments of `translate_texts` (`batch_size`,
-            `jit_compile`, `method`, `beam_size`, `alpha`, ...).
+        **translate_texts_kwargs: the batching and compilation arguments of
+            `translate_texts` (`batch_size`, `width_multiple`, `jit_compile`,
+            `bos_id`, `eos_id`, `translate_fn`).
 
     Returns:
         The dict of `score_translations`, plus `hypotheses` (list of str).
+
+    Example:
+
+    >>> result = evaluate(model, sources, references, tokenize, detokenize)
+    >>> result["bleu"], result["bleu_signature"]
     """
+    config = check_decoding_config(config)
     if len(sources) != len(references):
         raise ValueError(
             "Expected one reference per source. Received: "
             f"len(sources)={len(sources)}, len(references)={len(references)}"
         )
     hypotheses = translate_texts(
-        model, sources, tokenize_fn, detokenize_fn, **translate_kwargs
+        model, sources, tokenize_fn, detokenize_fn, config, **translate_texts_kwargs
     )
     result = score_translations(hypotheses, references, paper_style=paper_style)
     result["hypotheses"] = hypotheses

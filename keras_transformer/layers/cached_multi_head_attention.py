@@ -6,6 +6,7 @@ import keras
 from keras import ops
 
 from keras_transformer.layers.hash_dropout import HashDropout
+from keras_transformer.validation import check_positive_int
 
 
 @keras.saving.register_keras_serializable(package="keras_transformer")
@@ -29,23 +30,30 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
     into that layout twice per step). Keeping keys and values as two tensors (rather
     than one stacked tensor) is what allows d_k != d_v.
 
+    Three modes, as keras-hub's `CachedMultiHeadAttention`, plus beam rows:
+
     - `cache=None`: plain attention over `query`, `value` (and `key`).
     - `cache` given, `cache_update_index=None`: the cache is read as is, and
       `key`/`value` are not projected. This serves cross-attention, whose keys
       and values (the encoder output, projected once by `compute_cache`) do not
-      change while decoding. The query batch may be K times the cache's (beam
-      search with one cache row per sentence, rows `b*K .. b*K + K - 1` of the
-      query belonging to cache row b); `attention_mask` then has the cache's
-      batch size.
+      change while decoding.
     - `cache` and `cache_update_index` given: the projected keys and values of
       the new positions are written into the cache at `cache_update_index`
       before attending (decoder self-attention, one or more steps at a time).
-      With K query rows per cache row (beam search's beam-shared cache) the
-      cache holds S * K slots per sentence, slot `p * K + k` for position p
-      of beam row k; new positions are written at `cache_update_index * K`,
-      and `attention_mask` `[B, K * T, S * K]` (beam k's query t in row
-      `k * T + t`) says which slots each beam's history is made of. Beams
-      then never move their cache: a reordering only changes the masks.
+
+    With `num_beams=K` (beam search, paper §6.1) the query has K rows per
+    cache row: rows `b*K .. b*K + K - 1` are the K beams of sentence b, which
+    attend to cache row b as K * T query positions (the same scores as K
+    tiled copies of the cache, reading it once). On a read-only cache,
+    `attention_mask` has the cache's batch size (one row per sentence,
+    `[B, T, S]`). With `cache_update_index` (the beam-shared self-attention
+    cache) the cache holds S * K slots per sentence, slot `p * K + k` for
+    position p of beam row k; new positions are written at
+    `cache_update_index * K`, and `attention_mask` `[B, K * T, S * K]` (beam
+    k's query t in row `k * T + t`) says which slots each beam's history is
+    made of. Beams then never move their cache: a reordering only changes
+    the masks. Without `num_beams` the query and the cache have the same
+    batch size.
 
     Args:
         num_heads: int. Number of attention heads h.
@@ -54,7 +62,7 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
         **kwargs: every other argument of `keras.layers.MultiHeadAttention`.
 
     Call arguments:
-        query: tensor `[B, T, D]`.
+        query: tensor `[B, T, D]` (`[B*K, T, D]` with `num_beams`).
         value: tensor `[B, S, D]`.
         key: optional tensor `[B, S, D]`. Defaults to `value`.
         attention_mask: optional bool tensor `[B, T, S]`, `True` where a query
@@ -62,9 +70,11 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
             (and the beam-shared cache's mask is `[B, K * T, S]`, see above).
         cache: optional tuple `(key_cache, value_cache)`, see above.
         cache_update_index: optional int or scalar int tensor.
+        num_beams: optional int K >= 1, with `cache`: the query rows per cache
+            row (see above). `None` or 1: one query row per cache row.
         training: bool. Whether attention dropout is active.
         return_attention_scores: bool. Also return the attention weights
-            `[B, H, T, S]`.
+            `[B, H, T, S]` (`[B*K, H, T, S]` with `num_beams`).
 
     Returns:
         `attention_output` `[B, T, D]`; then the attention weights if
@@ -86,28 +96,21 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
         attention_mask=None,
         cache=None,
         cache_update_index=None,
+        num_beams=None,
         training=None,
         return_attention_scores=False,
     ):
         if key is None:
             key = value
+        beams = _check_cache_arguments(query, cache, cache_update_index, num_beams)
         # [B, T, D] -> [B, H, T, d_k]
         query = _heads_first(_project(self._query_dense, query, 1))
-        beams = None
         if cache is None:
-            if cache_update_index is not None:
-                raise ValueError(
-                    "`cache_update_index` needs a `cache`. Received: "
-                    f"cache=None, cache_update_index={cache_update_index}"
-                )
             # [B, S, D] -> [B, H, S, d_k] and [B, H, S, d_v]
             key = _heads_first(_project(self._key_dense, key, 1))
             value = _heads_first(_project(self._value_dense, value, 1))
         else:
             key_cache, value_cache = cache
-            # Beam search may keep one cache row per sentence: the K beam rows
-            # of a sentence become K * T query positions over it.
-            beams = _beams_over_cache(query, key_cache)
             if cache_update_index is not None:
                 # [B, T, D] -> [B, H, T, d]
                 new_keys = _heads_first(_project(self._key_dense, key, 1))
@@ -127,8 +130,10 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
             cache = (key_cache, value_cache)
 
         if beams is not None:
-            # A self-attention mask is per beam row already ([B, K*T, S]); a
-            # cross-attention one is per sentence ([B, T, S]) and tiled.
+            # The K beam rows of a sentence become K * T query positions over
+            # its one cache row. A self-attention mask is per beam row already
+            # ([B, K*T, S]); a cross-attention one is per sentence ([B, T, S])
+            # and tiled.
             query, attention_mask = _fold_beams(
                 query,
                 attention_mask,
@@ -234,6 +239,7 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
         attention_mask=None,
         cache=None,
         cache_update_index=None,
+        num_beams=None,
         training=None,
         return_attention_scores=False,
     ):
@@ -285,25 +291,32 @@ def _heads_first(x):
     return ops.transpose(x, (0, 2, 1, 3))
 
 
-def _beams_over_cache(query, key_cache):
-    """K when `query` has K rows per row of a read-only cache, else `None`.
+def _check_cache_arguments(query, cache, cache_update_index, num_beams):
+    """Validates the cache arguments; returns K to fold, or `None` (no beams).
 
-    Beam search keeps one cross-attention cache row per sentence while the
-    decoder runs one row per beam. Equal static batch sizes return `None`
-    (nothing to fold); otherwise K is the static ratio, or a scalar tensor when
-    a batch size is only known at run time (then K may be 1).
+    `num_beams` of `None` or 1 means one query row per cache row: nothing to
+    fold. The query batch must be K times the cache batch where both are
+    static (one row per beam, the K beams of a sentence next to each other).
     """
-    rows, cached = query.shape[0], key_cache.shape[0]
-    if rows is not None and cached is not None:
-        if rows == cached:
-            return None
-        if rows % cached:
+    if cache is None:
+        if cache_update_index is not None or num_beams is not None:
             raise ValueError(
-                "The query batch must be a multiple of the cache batch (one row "
-                f"per beam). Received: query rows={rows}, cache rows={cached}"
+                "`cache_update_index` and `num_beams` need a `cache`. Received: "
+                f"cache=None, cache_update_index={cache_update_index}, "
+                f"num_beams={num_beams}"
             )
-        return rows // cached
-    return ops.shape(query)[0] // ops.shape(key_cache)[0]
+        return None
+    if num_beams is not None:
+        check_positive_int("num_beams", num_beams)
+    beams = num_beams or 1
+    rows, cached = query.shape[0], cache[0].shape[0]
+    if rows is not None and cached is not None and rows != cached * beams:
+        raise ValueError(
+            "The query batch must be `num_beams` times the cache batch (one row "
+            f"per beam). Received: query rows={rows}, cache rows={cached}, "
+            f"num_beams={num_beams}"
+        )
+    return None if beams == 1 else beams
 
 
 def _fold_beams(query, attention_mask, beams, tile_mask=True):

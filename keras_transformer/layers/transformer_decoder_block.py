@@ -27,12 +27,18 @@ class TransformerDecoderBlock(TransformerBlockBase):
        attention", §3.2.3), masked by the source padding mask;
     3. the position-wise feed-forward network (§3.3).
 
-    For incremental decoding, pass `self_attention_cache` (keys `[B, T_max, H,
-    d_k]` and values `[B, T_max, H, d_v]` of the positions decoded so far) with
-    `self_attention_cache_update_index`, the position of the first new token; the
-    causal mask then also hides the cache slots not written yet. Cross-attention
-    keys and values can be projected once (`cross_attention.compute_cache`) and
-    passed as `cross_attention_cache` instead of `encoder_sequence`.
+    For incremental decoding, pass `self_attention_cache` (keys `[B, H, T_max,
+    d_k]` and values `[B, H, T_max, d_v]` of the positions decoded so far, heads
+    first) with `self_attention_cache_update_index`, the position of the first
+    new token; the causal mask then also hides the cache slots not written yet.
+    Cross-attention keys and values can be projected once
+    (`cross_attention.compute_cache`) and passed as `cross_attention_cache`
+    instead of `encoder_sequence`. For beam search (paper §6.1), `num_beams=K`
+    says that `decoder_sequence` has K rows per sentence while the
+    cross-attention cache and `encoder_padding_mask` keep one row per sentence;
+    with `share_beam_cache=True` the self-attention cache also keeps one row
+    per sentence, with K slots per position, read through
+    `self_attention_mask` (see `CachedMultiHeadAttention`).
 
     Args:
         num_heads: int. Number of attention heads h.
@@ -69,6 +75,13 @@ class TransformerDecoderBlock(TransformerBlockBase):
             the self-attention mask to use instead of the causal one, e.g. the
             `[B, K * T, S * K]` mask of a beam-shared cache (see
             `CachedMultiHeadAttention`).
+        num_beams: optional int K, with `cross_attention_cache`: the rows of
+            `decoder_sequence` per cross-attention cache row (beam search).
+            `None` or 1: one row each.
+        share_beam_cache: bool, with `num_beams`: the self-attention cache
+            also has one row per sentence, slot `p * K + k` holding position
+            p of beam row k; needs `self_attention_mask`. Defaults to `False`
+            (one self-attention cache row per beam row).
         training: bool. Whether dropout is active.
         return_attention_scores: bool. Also return the self-attention weights
             `[B, H, T, T]` and the cross-attention weights `[B, H, T, S]`.
@@ -108,6 +121,8 @@ class TransformerDecoderBlock(TransformerBlockBase):
         self_attention_cache_update_index=None,
         cross_attention_cache=None,
         self_attention_mask=None,
+        num_beams=None,
+        share_beam_cache=False,
         training=None,
         return_attention_scores=False,
     ):
@@ -123,6 +138,17 @@ class TransformerDecoderBlock(TransformerBlockBase):
                 "`self_attention_cache` and `self_attention_cache_update_index` "
                 "go together. Received: self_attention_cache_update_index="
                 f"{self_attention_cache_update_index}"
+            )
+        if num_beams is not None and cross_attention_cache is None:
+            raise ValueError(
+                "`num_beams` needs a `cross_attention_cache` (one row per "
+                f"sentence). Received: num_beams={num_beams}"
+            )
+        if share_beam_cache and (num_beams is None or self_attention_mask is None):
+            raise ValueError(
+                "`share_beam_cache` needs `num_beams` and a `self_attention_mask` "
+                f"over the shared slots. Received: num_beams={num_beams}, "
+                f"self_attention_mask={self_attention_mask is not None}"
             )
         batch_size, query_length = (
             ops.shape(decoder_sequence)[0],
@@ -163,6 +189,7 @@ class TransformerDecoderBlock(TransformerBlockBase):
                 attention_mask=self_mask,
                 cache=self_attention_cache,
                 cache_update_index=self_attention_cache_update_index,
+                num_beams=num_beams if share_beam_cache else None,
                 training=training,
                 return_attention_scores=return_attention_scores,
             )
@@ -176,6 +203,7 @@ class TransformerDecoderBlock(TransformerBlockBase):
                 encoder_sequence if cross_attention_cache is None else x,
                 attention_mask=cross_mask,
                 cache=cross_attention_cache,
+                num_beams=num_beams,
                 training=training,
                 return_attention_scores=return_attention_scores,
             )

@@ -1,4 +1,5 @@
-"""Builds the Transformer from a `TransformerConfig`: the only reader of configs."""
+"""Builds the Transformer from a `TransformerConfig`: the only reader of configs,
+and the one place where the config's paper names become the layers' Keras names."""
 
 from keras_transformer.models.transformer import Transformer
 from keras_transformer.transformer_config import TransformerConfig
@@ -38,7 +39,7 @@ def build_transformer(config: TransformerConfig, dtype=None, **kwargs) -> Transf
         attention_dropout=config.attention_dropout,
         activation_dropout=config.relu_dropout,
         position_encoding=config.position_encoding,
-        max_sequence_length=config.max_length,
+        max_sequence_length=config.max_position_length,
         shared_embeddings=config.shared_embeddings,
         tie_output_embeddings=config.tie_output_embeddings,
         normalize_first=config.normalize_first,

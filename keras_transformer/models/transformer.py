@@ -16,6 +16,7 @@ from keras_transformer.layers.sinusoidal_position_encoding import (
 )
 from keras_transformer.layers.transformer_decoder_block import TransformerDecoderBlock
 from keras_transformer.layers.transformer_encoder_block import TransformerEncoderBlock
+from keras_transformer.models.cached_decoding import CachedDecoding
 from keras_transformer.models.chunked_loss_training import ChunkedLossTraining
 from keras_transformer.validation import check_one_of, check_positive_int
 
@@ -23,7 +24,7 @@ PAD_ID = 0
 
 
 @keras.saving.register_keras_serializable(package="keras_transformer")
-class Transformer(ChunkedLossTraining, keras.Model):
+class Transformer(CachedDecoding, ChunkedLossTraining, keras.Model):
     """The Transformer of Figure 1: encoder stack, decoder stack, tied softmax.
 
     A functional model `{"source_ids": [B, S], "target_ids": [B, T]} -> logits
@@ -45,8 +46,9 @@ class Transformer(ChunkedLossTraining, keras.Model):
     `ChunkedLossTraining`.
 
     For decoding, the same layers (and weights) are reachable as `encode`,
-    `init_cache` and `decode_step`: encode once, then one cached decoder step
-    (or a chunk of steps) at a time. See `decode_step` for the cache layout.
+    `init_cache` and `decode_step` (`CachedDecoding`): encode once, then one
+    cached decoder step (or a chunk of steps) at a time. See `init_cache` for
+    the cache layout.
 
     Args:
         source_vocab_size: int. Source vocabulary size (the shared one with
@@ -247,20 +249,23 @@ class Transformer(ChunkedLossTraining, keras.Model):
         encoder_padding_mask,
         encoder_output=None,
         target_padding_mask=None,
-        layer_caches=None,
+        self_caches=None,
+        cross_caches=None,
         index=None,
         self_attention_mask=None,
+        num_beams=None,
+        share_beam_cache=False,
         training=None,
         return_attention_scores=False,
         project=True,
     ):
         """The decoder stack and the softmax projection, cached or not.
 
-        Returns `(logits, new_caches)`, and with `return_attention_scores` a
-        third item `{"decoder": [B, H, T, T_keys] per layer, "cross": [B, H, T,
-        S] per layer}` (T_keys is the cache length in the cached path). With
-        `project=False` the first item is the decoder output `[B, T, D]`
-        before the pre-softmax projection.
+        Returns `(logits, new_self_caches)` (`[]` without `self_caches`), and
+        with `return_attention_scores` a third item `{"decoder": [B, H, T,
+        T_keys] per layer, "cross": [B, H, T, S] per layer}` (T_keys is the
+        cache length in the cached path). With `project=False` the first item
+        is the decoder output `[B, T, D]` before the pre-softmax projection.
         """
         start_index = 0 if index is None else index
         # [B, T] -> [B, T, D]
@@ -270,7 +275,7 @@ class Transformer(ChunkedLossTraining, keras.Model):
         new_caches = []
         scores = {"decoder": [], "cross": []}
         for i, block in enumerate(self.decoder_blocks):
-            if layer_caches is None:
+            if self_caches is None:
                 outputs = block(
                     x,
                     encoder_output,
@@ -283,10 +288,12 @@ class Transformer(ChunkedLossTraining, keras.Model):
                 outputs = block(
                     x,
                     encoder_padding_mask=encoder_padding_mask,
-                    self_attention_cache=layer_caches[i]["self_attention"],
+                    self_attention_cache=self_caches[i],
                     self_attention_cache_update_index=index,
-                    cross_attention_cache=layer_caches[i]["cross_attention"],
+                    cross_attention_cache=cross_caches[i],
                     self_attention_mask=self_attention_mask,
+                    num_beams=num_beams,
+                    share_beam_cache=share_beam_cache,
                     training=training,
                     return_attention_scores=return_attention_scores,
                 )
@@ -295,15 +302,8 @@ class Transformer(ChunkedLossTraining, keras.Model):
             if return_attention_scores:
                 scores["decoder"].append(outputs.pop(0))
                 scores["cross"].append(outputs.pop(0))
-            if layer_caches is None:
-                continue
-            self_cache = outputs.pop(0)
-            new_caches.append(
-                {
-                    "self_attention": self_cache,
-                    "cross_attention": layer_caches[i]["cross_attention"],
-                }
-            )
+            if self_caches is not None:
+                new_caches.append(outputs.pop(0))
         if self.decoder_final_norm is not None:
             x = self.decoder_final_norm(x)
         if not project:
@@ -328,121 +328,6 @@ class Transformer(ChunkedLossTraining, keras.Model):
             project=False,
         )
         return decoder_output
-
-    def encode(self, source_ids, training=False):
-        """Runs the encoder stack once.
-
-        Args:
-            source_ids: int tensor `[B, S]`, 0 for padding.
-            training: bool. Whether dropout is active. Defaults to `False`.
-
-        Returns:
-            A tuple `(encoder_output [B, S, D], source_padding_mask [B, S])`.
-        """
-        return self._encode(source_ids, training=training)
-
-    def init_cache(self, encoder_output, source_padding_mask, max_length):
-        """The decoding cache for `decode_step`, before any target token.
-
-        Args:
-            encoder_output: tensor `[B, S, D]` from `encode`.
-            source_padding_mask: bool tensor `[B, S]` from `encode`.
-            max_length: int. The number of target positions the cache holds.
-
-        Returns:
-            A dict, batch first in every leaf (so beam search can tile and
-            gather it along axis 0):
-            `{"source_padding_mask": [B, S], "layers": [per decoder layer
-            {"self_attention": (keys [B, H, max_length, d_k], values
-            [B, H, max_length, d_v]), "cross_attention": (keys [B, H, S, d_k],
-            values [B, H, S, d_v])}]}` (heads first, see
-            `CachedMultiHeadAttention`). For beam search, only the
-            self-attention entries need one row per beam: `decode_step` with
-            `B*K` target rows reads the cross-attention entries and the
-            source mask with one row per sentence.
-        """
-        batch_size = ops.shape(encoder_output)[0]
-        layers = []
-        for block in self.decoder_blocks:
-            attention = block.self_attention
-            dtype = attention.compute_dtype
-            layers.append(
-                {
-                    "self_attention": (
-                        ops.zeros(
-                            (
-                                batch_size,
-                                attention.num_heads,
-                                max_length,
-                                attention.key_dim,
-                            ),
-                            dtype=dtype,
-                        ),
-                        ops.zeros(
-                            (
-                                batch_size,
-                                attention.num_heads,
-                                max_length,
-                                attention.value_dim,
-                            ),
-                            dtype=dtype,
-                        ),
-                    ),
-                    "cross_attention": block.cross_attention.compute_cache(
-                        encoder_output
-                    ),
-                }
-            )
-        return {
-            "source_padding_mask": ops.cast(source_padding_mask, "bool"),
-            "layers": layers,
-        }
-
-    def decode_step(
-        self,
-        target_ids,
-        cache,
-        index,
-        training=False,
-        return_attention_scores=False,
-        self_attention_mask=None,
-    ):
-        """Runs the decoder on new target positions, reading and updating the cache.
-
-        Args:
-            target_ids: int tensor `[B, t]`, the tokens at positions
-                `index .. index + t - 1` (usually t = 1).
-            cache: the dict of `init_cache` (or of the previous step).
-            index: int or scalar int tensor, the position of `target_ids[:, 0]`.
-            training: bool. Whether dropout is active. Defaults to `False`.
-            self_attention_mask: optional bool tensor replacing the causal mask
-                of every self-attention layer: with `B*K` target rows over a
-                beam-shared cache (`init_cache` for `max_length * K`
-                positions), the `[B, K * t, max_length * K]` slots each beam
-                row attends to (see `CachedMultiHeadAttention`).
-            return_attention_scores: bool. Also return the attention weights of
-                the new positions. Defaults to `False`.
-
-        Returns:
-            A tuple `(logits [B, t, V] float32, updated cache)`; with
-            `return_attention_scores` a third item `{"decoder": [B, H, t,
-            max_length] per layer (zero on the slots after the new positions),
-            "cross": [B, H, t, S] per layer}`.
-        """
-        logits, layers, *scores = self._decode(
-            target_ids,
-            encoder_padding_mask=cache["source_padding_mask"],
-            layer_caches=cache["layers"],
-            index=index,
-            self_attention_mask=self_attention_mask,
-            training=training,
-            return_attention_scores=return_attention_scores,
-        )
-        cache = {
-            "source_padding_mask": cache["source_padding_mask"],
-            "layers": layers,
-        }
-        return (logits, cache, *scores)
 
     def attention_scores(self, source_ids, target_ids, training=False):
         """The attention weights of every layer for one teacher-forced pass.

@@ -12,7 +12,7 @@ import time
 import keras
 import numpy as np
 
-from keras_transformer.decoding.translate import greedy_translate
+from keras_transformer.decoding import DecodingConfig, translate
 from keras_transformer.models.builder import build_transformer
 from keras_transformer.transformer_config import TransformerConfig
 
@@ -72,7 +72,7 @@ def run_toy_task(config=ToyTaskConfig(), model_config=None, verbose=1):
             num_heads=4,
             dropout=0.0,
             source_vocab_size=config.vocab_size,
-            max_length=config.max_length + 1,
+            max_position_length=config.max_length + 1,
         )
     model = build_transformer(model_config)
     model.compile(
@@ -97,9 +97,17 @@ def run_toy_task(config=ToyTaskConfig(), model_config=None, verbose=1):
     test_source, _, test_target = make_reversal_data(
         config.test_examples, config, seed=config.seed + 1
     )
-    decoded = np.array(
-        greedy_translate(model, test_source, BOS_ID, EOS_ID, config.max_length + 1)
+    # Greedy over a buffer of the longest target (every sentence's limit,
+    # source length + 50, is beyond it). [N, 1, L+1] -> [N, L+1]
+    ids, _ = translate(
+        model,
+        test_source,
+        DecodingConfig(method="greedy"),
+        bos_id=BOS_ID,
+        eos_id=EOS_ID,
+        max_length=config.max_length + 1,
     )
+    decoded = np.array(ids)[:, 0]
     exact = np.all(decoded == test_target, axis=1)
     examples = [(strip(test_source[i]), strip(decoded[i])) for i in range(3)]
     return {

@@ -1,11 +1,13 @@
+import dataclasses
+
 import numpy as np
 import pytest
 from keras import ops
 
 from keras_transformer.decoding import (
+    DecodingConfig,
     beam_search,
     compiled_translate,
-    greedy_translate,
     translate,
 )
 from keras_transformer.decoding.translate import output_lengths
@@ -43,7 +45,17 @@ def _uncached_step(model, source, beam_size, max_length):
 def test_cached_greedy_equals_uncached_recomputation(tiny_model):
     source = _sources()
     max_length = 8
-    cached = np.array(greedy_translate(tiny_model, source, BOS_ID, EOS_ID, max_length))
+    # Every sentence's limit (source length + 50) is beyond the buffer: all
+    # decode up to `max_length` tokens, as the recomputation below does.
+    ids, _ = translate(
+        tiny_model,
+        source,
+        DecodingConfig(method="greedy"),
+        bos_id=BOS_ID,
+        eos_id=EOS_ID,
+        max_length=max_length,
+    )
+    cached = np.array(ids)[:, 0]
 
     # Second path: re-run the full model on the whole prefix at every step
     # (in a fixed-width buffer, zeros ahead: masked, and causally invisible).
@@ -69,11 +81,13 @@ def test_cached_beam_search_equals_uncached_recomputation(tiny_model, share_beam
     ids, scores = translate(
         tiny_model,
         source,
-        BOS_ID,
-        EOS_ID,
-        beam_size=beam_size,
-        max_extra_length=extra,
-        share_beam_cache=share_beam_cache,
+        DecodingConfig(
+            beam_size=beam_size,
+            max_extra_length=extra,
+            share_beam_cache=share_beam_cache,
+        ),
+        bos_id=BOS_ID,
+        eos_id=EOS_ID,
     )
     max_length, max_lengths = output_lengths(source, extra)
     fn, cache = _uncached_step(tiny_model, source, beam_size, max_length)
@@ -101,18 +115,16 @@ def test_cached_beam_search_equals_uncached_recomputation(tiny_model, share_beam
 @pytest.mark.parametrize("share_beam_cache", [False, True])
 def test_beam_size_1_with_alpha_0_equals_greedy(tiny_model, share_beam_cache):
     source = _sources()
-    beam_ids, beam_scores = translate(
-        tiny_model,
-        source,
+    beam = DecodingConfig(
         method="beam",
         beam_size=1,
         alpha=0.0,
         max_extra_length=5,
         share_beam_cache=share_beam_cache,
     )
-    greedy_ids, greedy_scores = translate(
-        tiny_model, source, method="greedy", alpha=0.0, max_extra_length=5
-    )
+    beam_ids, beam_scores = translate(tiny_model, source, beam)
+    greedy = dataclasses.replace(beam, method="greedy")
+    greedy_ids, greedy_scores = translate(tiny_model, source, greedy)
     np.testing.assert_array_equal(np.array(beam_ids), np.array(greedy_ids))
     np.testing.assert_allclose(
         np.array(beam_scores), np.array(greedy_scores), rtol=1e-5
@@ -123,9 +135,8 @@ def test_output_length_is_source_length_plus_extra(tiny_model):
     source = _sources()
     source_lengths = (source != 0).sum(1)
     for method in ("beam", "greedy", "sample"):
-        ids, scores = translate(
-            tiny_model, source, method=method, max_extra_length=2, seed=1
-        )
+        config = DecodingConfig(method=method, max_extra_length=2)
+        ids, scores = translate(tiny_model, source, config, seed=1)
         ids = np.array(ids)
         assert ids.shape[-1] == source.shape[1] + 2
         for b, length in enumerate(source_lengths):
@@ -145,15 +156,15 @@ def test_empty_full_and_mixed_sources_decode(position_encoding):
     all_padding = np.zeros((1, width), "int32")
     expected_width = 10 if position_encoding == "learned" else width + 50
     mixed = np.concatenate([empty, full, all_padding])
-    beam = dict(method="beam")  # a shared beam cache, the default
-    reordered = dict(method="beam", share_beam_cache=False)
+    beam = DecodingConfig()  # a shared beam cache, the default
+    reordered = DecodingConfig(share_beam_cache=False)
     runs = [(beam, (empty, full, mixed)), (reordered, (mixed,))]
-    runs += [(dict(method="greedy"), (mixed,))]
+    runs += [(DecodingConfig(method="greedy"), (mixed,))]
     if position_encoding == "learned":
         runs = [(beam, (mixed,)), (reordered, (mixed,))]
-    for kwargs, sources in runs:
+    for config, sources in runs:
         # Compiled (tf.function without XLA, or jax.jit), once per shape.
-        fn = compiled_translate(model, jit_compile=False, **kwargs)
+        fn = compiled_translate(model, config, jit_compile=False)
         for source in sources:
             ids, scores = fn(source)
             assert np.array(ids).shape[::2] == (len(source), expected_width)
@@ -163,44 +174,64 @@ def test_empty_full_and_mixed_sources_decode(position_encoding):
 def test_sampling_is_reproducible_with_a_seed(tiny_model):
     source = _sources()
     fn = compiled_translate(
-        tiny_model, jit_compile=False, method="sample", seed=3, top_k=4
+        tiny_model, DecodingConfig(method="sample", top_k=4), jit_compile=False, seed=3
     )
     first, _ = fn(source)
     second, _ = fn(source)
     np.testing.assert_array_equal(np.array(first), np.array(second))
 
 
-def test_rejects_an_unknown_method(tiny_model):
-    with pytest.raises(ValueError, match="method=nucleus"):
-        translate(tiny_model, _sources(), method="nucleus")
-
-
-@pytest.mark.parametrize(
-    "kwargs",
-    [
-        dict(method="beam", beam_size=3),
-        dict(method="beam", beam_size=3, share_beam_cache=False),
-        dict(method="greedy"),
-        dict(method="sample", seed=5, top_k=4),
-    ],
-)
-def test_growing_cache_equals_a_full_length_cache(tiny_model, kwargs):
+def test_default_config_is_the_papers_beam_search(tiny_model):
     source = _sources()
-    full_ids, full_scores = translate(
-        tiny_model, source, max_length=20, first_segment=None, **kwargs
+    ids, scores = translate(tiny_model, source)
+    expected_ids, expected_scores = translate(
+        tiny_model,
+        source,
+        DecodingConfig(method="beam", beam_size=4, alpha=0.6, max_extra_length=50),
     )
-    # Segments of 2, 4, 8, 16, 20 positions, and the default 8, 16, 20.
-    for first_segment in (2, 8):
-        ids, scores = translate(
-            tiny_model, source, max_length=20, first_segment=first_segment, **kwargs
-        )
-        np.testing.assert_array_equal(np.array(ids), np.array(full_ids))
-        np.testing.assert_allclose(
-            np.array(scores), np.array(full_scores), atol=1e-5, rtol=1e-6
-        )
+    assert np.array(ids).shape == (len(source), 4, source.shape[1] + 50)
+    np.testing.assert_array_equal(np.array(ids), np.array(expected_ids))
+    np.testing.assert_array_equal(np.array(scores), np.array(expected_scores))
 
 
-@pytest.mark.parametrize("first_segment", [0, -1, 2.0])
-def test_rejects_a_bad_first_segment(tiny_model, first_segment):
-    with pytest.raises(ValueError, match=f"first_segment={first_segment}"):
-        translate(tiny_model, _sources(), first_segment=first_segment)
+def test_n_best_is_left_to_the_caller(tiny_model):
+    source = _sources()
+    config = DecodingConfig(beam_size=3, n_best=2, max_extra_length=3)
+    ids, scores = translate(tiny_model, source, config)
+    all_ids, all_scores = translate(
+        tiny_model, source, dataclasses.replace(config, n_best=1)
+    )
+    assert np.array(ids).shape[1] == config.num_hypotheses == 3
+    np.testing.assert_array_equal(np.array(ids), np.array(all_ids))
+    np.testing.assert_array_equal(np.array(scores), np.array(all_scores))
+
+
+def test_rejects_a_config_that_is_not_a_decoding_config(tiny_model):
+    # The old positional `translate(model, ids, bos_id, eos_id, ...)`.
+    with pytest.raises(TypeError, match="config=2"):
+        translate(tiny_model, _sources(), 2)
+    with pytest.raises(TypeError, match="config="):
+        compiled_translate(tiny_model, {"method": "greedy"})
+
+
+def test_tensor_alpha_and_max_extra_length_equal_python_values(tiny_model):
+    # The exported SavedModel passes per-request tensors through the config.
+    source = _sources()
+    config = DecodingConfig(beam_size=2, alpha=0.8, max_extra_length=3)
+    expected_ids, expected_scores = translate(tiny_model, source, config)
+    width = source.shape[1] + 3
+    tensors = dataclasses.replace(
+        config,
+        alpha=ops.convert_to_tensor(0.8, "float32"),
+        max_extra_length=ops.convert_to_tensor(3, "int32"),
+    )
+    ids, scores = translate(tiny_model, source, tensors, max_length=width)
+    np.testing.assert_array_equal(np.array(ids), np.array(expected_ids))
+    np.testing.assert_allclose(np.array(scores), np.array(expected_scores), rtol=1e-6)
+    with pytest.raises(ValueError, match="needs a static `max_length`"):
+        translate(tiny_model, source, tensors)
+
+
+def test_rejects_an_unknown_method():
+    with pytest.raises(ValueError, match="method='nucleus'"):
+        DecodingConfig(method="nucleus")

@@ -1,5 +1,6 @@
 import pytest
 
+from keras_transformer.decoding import DecodingConfig
 from keras_transformer.evaluation import BleuCallback
 from tests.keras_transformer.evaluation.conftest import detokenize, tokenize
 
@@ -10,9 +11,9 @@ def test_logs_bleu_every_n_steps(tiny_model, capsys):
         ["the cat sat", "on the mat"],
         tokenize,
         detokenize,
+        DecodingConfig(method="greedy", max_extra_length=2),
         every_n_steps=2,
         jit_compile=False,
-        max_extra_length=2,
     )
     callback.set_model(tiny_model)
     logged = []
@@ -29,3 +30,8 @@ def test_logs_bleu_every_n_steps(tiny_model, capsys):
 def test_rejects_a_non_positive_interval():
     with pytest.raises(ValueError, match="every_n_steps=0"):
         BleuCallback(["a"], ["a"], tokenize, detokenize, every_n_steps=0)
+
+
+def test_decodes_greedily_by_default():
+    callback = BleuCallback(["a"], ["a"], tokenize, detokenize)
+    assert callback.config == DecodingConfig(method="greedy")

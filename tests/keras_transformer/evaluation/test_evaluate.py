@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from keras_transformer.decoding import translate
+from keras_transformer.decoding import DecodingConfig, translate
 from keras_transformer.evaluation import evaluate, translate_texts
 from tests.keras_transformer.evaluation.conftest import detokenize, tokenize
 
@@ -15,17 +15,17 @@ def test_translate_texts_keeps_the_input_order(tiny_model):
         SOURCES,
         tokenize,
         detokenize,
+        DecodingConfig(method="beam", beam_size=2, max_extra_length=3),
         batch_size=2,
         jit_compile=False,
-        method="beam",
-        beam_size=2,
-        max_extra_length=3,
     )
     # One uncompiled batch of all four, in input order, must give the same.
     batch = np.zeros((len(SOURCES), 8), "int32")
     for row, source in enumerate(SOURCES):
         batch[row, : len(tokenize(source))] = tokenize(source)
-    ids, _ = translate(tiny_model, batch, beam_size=2, max_extra_length=3)
+    ids, _ = translate(
+        tiny_model, batch, DecodingConfig(beam_size=2, max_extra_length=3)
+    )
     for output, hypothesis in zip(outputs, np.array(ids)[:, 0], strict=True):
         tokens = []
         for token in hypothesis.tolist():
@@ -43,11 +43,10 @@ def test_evaluate_prints_the_signature_and_labels_paper_style(tiny_model):
         REFERENCES,
         tokenize,
         detokenize,
+        DecodingConfig(method="greedy", max_extra_length=3),
         paper_style=True,
         print_fn=lines.append,
         jit_compile=False,
-        method="greedy",
-        max_extra_length=3,
     )
     assert len(result["hypotheses"]) == len(SOURCES)
     assert 0 <= result["bleu"] <= 100 and 0 <= result["chrf"] <= 100

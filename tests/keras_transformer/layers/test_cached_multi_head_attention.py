@@ -119,6 +119,7 @@ def test_beam_rows_over_one_cache_row_per_sentence_equal_a_tiled_cache(beams):
         query,
         attention_mask=np.repeat(mask, 2, axis=1),
         cache=cache,
+        num_beams=beams,
         return_attention_scores=True,
     )
     expected, expected_weights, _ = layer(
@@ -133,12 +134,27 @@ def test_beam_rows_over_one_cache_row_per_sentence_equal_a_tiled_cache(beams):
     assert tuple(weights.shape) == (2 * beams, 2, 2, 5)
 
 
-def test_query_rows_not_a_multiple_of_the_cache_rows_are_an_error():
+@pytest.mark.parametrize("query_rows,num_beams", [(3, 2), (6, None), (2, 3)])
+def test_query_rows_other_than_num_beams_per_cache_row_are_an_error(
+    query_rows, num_beams
+):
+    # The beam count is never inferred from the batch sizes.
     layer = CachedMultiHeadAttention(num_heads=2, key_dim=4)
     layer(np.ones((2, 1, 8), "float32"), np.ones((2, 5, 8), "float32"))
     cache = layer.compute_cache(np.ones((2, 5, 8), "float32"))
-    with pytest.raises(ValueError, match="query rows=3, cache rows=2"):
-        layer(np.ones((3, 1, 8), "float32"), None, cache=cache)
+    query = np.ones((query_rows, 1, 8), "float32")
+    with pytest.raises(ValueError, match=f"query rows={query_rows}, cache rows=2"):
+        layer(query, None, cache=cache, num_beams=num_beams)
+
+
+def test_num_beams_needs_a_cache_and_a_positive_count():
+    query, value = _inputs()
+    layer = CachedMultiHeadAttention(num_heads=2, key_dim=4)
+    with pytest.raises(ValueError, match="num_beams=2"):
+        layer(query, value, num_beams=2)
+    cache = layer.compute_cache(value)
+    with pytest.raises(ValueError, match="num_beams=0"):
+        layer(query, query, cache=cache, num_beams=0)
 
 
 def test_update_index_without_cache_is_an_error():
@@ -174,6 +190,7 @@ def test_beam_shared_self_attention_cache_equals_one_cache_row_per_beam():
         attention_mask=shared_mask.reshape(batch, beams, length * beams),
         cache=tuple(s.reshape(batch, heads, length * beams, -1) for s in slots),
         cache_update_index=index,
+        num_beams=beams,
     )
     # One row per beam: row b*K + k holds slot history[b, k, p] at position p.
     rows = [

@@ -111,3 +111,76 @@ def test_self_attention_mask_needs_a_cache():
     mask = np.ones((2, 3, 3), bool)
     with pytest.raises(ValueError, match="self_attention_cache=False"):
         block(_sequence(), _sequence(seed=1), self_attention_mask=mask)
+
+
+@pytest.mark.parametrize("share_beam_cache", [False, True])
+def test_beam_rows_over_one_cross_attention_row_equal_tiled_sentences(
+    share_beam_cache,
+):
+    """`num_beams=K`: K decoder rows per sentence over its one cross-attention
+    row (and, shared, one self-attention row with K slots per position)."""
+    beams, length = 3, 4
+    block = TransformerDecoderBlock(
+        num_heads=2, intermediate_dim=16, key_dim=3, value_dim=5
+    )
+    # [B*K, T, D] targets; [B, S, D] sources, padding in the second
+    target = _sequence(batch=2 * beams, length=length)
+    source = _sequence(length=6, seed=1)
+    source_mask = np.array([[True] * 6, [True] * 4 + [False] * 2])
+    expected = np.array(
+        block(
+            target,
+            np.repeat(source, beams, axis=0),
+            encoder_padding_mask=np.repeat(source_mask, beams, axis=0),
+        )
+    )
+    cross_cache = block.cross_attention.compute_cache(source)
+    rows, slots = (2, length * beams) if share_beam_cache else (2 * beams, length)
+    self_cache = (
+        np.zeros((rows, 2, slots, 3), "float32"),
+        np.zeros((rows, 2, slots, 5), "float32"),
+    )
+    steps = []
+    for i in range(length):
+        options = {}
+        if share_beam_cache:
+            # Beam k's positions 0..i are in slots p * K + k: [B, K, T * K]
+            slot = np.arange(slots)
+            mask = (slot % beams == np.arange(beams)[:, None]) & (slot // beams <= i)
+            options = dict(
+                share_beam_cache=True,
+                self_attention_mask=np.broadcast_to(mask, (2, beams, slots)),
+            )
+        output, self_cache = block(
+            target[:, i : i + 1],
+            encoder_padding_mask=source_mask,
+            self_attention_cache=self_cache,
+            self_attention_cache_update_index=i,
+            cross_attention_cache=cross_cache,
+            num_beams=beams,
+            **options,
+        )
+        steps.append(np.array(output))
+    np.testing.assert_allclose(np.concatenate(steps, axis=1), expected, atol=1e-5)
+
+
+def test_num_beams_needs_a_cross_attention_cache():
+    block = TransformerDecoderBlock(2, 16)
+    with pytest.raises(ValueError, match="num_beams=2"):
+        block(_sequence(), _sequence(seed=1), num_beams=2)
+
+
+def test_share_beam_cache_needs_num_beams_and_a_mask():
+    block = TransformerDecoderBlock(2, 16)
+    block(_sequence(), _sequence(seed=1))
+    cache = (np.zeros((2, 2, 5, 4), "float32"),) * 2
+    cross_cache = block.cross_attention.compute_cache(_sequence(seed=1))
+    with pytest.raises(ValueError, match="self_attention_mask=False"):
+        block(
+            _sequence(length=1),
+            self_attention_cache=cache,
+            self_attention_cache_update_index=0,
+            cross_attention_cache=cross_cache,
+            num_beams=1,
+            share_beam_cache=True,
+        )

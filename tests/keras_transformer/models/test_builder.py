@@ -45,7 +45,7 @@ def test_builder_passes_every_field():
         target_vocab_size=50,
         shared_embeddings=False,
         position_encoding="learned",
-        max_length=20,
+        max_position_length=20,
         normalize_first=True,
         attention_dropout=0.05,
         relu_dropout=0.15,

@@ -16,7 +16,7 @@ def _model(**overrides):
             "d_ff": 32,
             "num_heads": 2,
             "source_vocab_size": VOCAB,
-            "max_length": 32,
+            "max_position_length": 32,
             **overrides,
         },
     )
@@ -94,10 +94,14 @@ def test_cached_decoder_reproduces_full_decoder(variant):
     full = _logits(model, source, target)
 
     encoder_output, source_mask = model.encode(source)
-    cache = model.init_cache(encoder_output, source_mask, max_length=6)
+    self_caches, encoder_cache = model.init_cache(
+        encoder_output, source_mask, max_length=6
+    )
     steps = []
     for i in range(6):
-        logits, cache = model.decode_step(target[:, i : i + 1], cache, i)
+        logits, self_caches = model.decode_step(
+            target[:, i : i + 1], i, self_caches, encoder_cache
+        )
         assert logits.dtype == "float32"
         steps.append(np.array(logits))
     np.testing.assert_allclose(np.concatenate(steps, axis=1), full, atol=1e-5)
@@ -107,20 +111,61 @@ def test_decode_step_accepts_chunks():
     model = _model()
     source, target = _ids(2, 7, 0), _ids(2, 6, 1)
     full = _logits(model, source, target)
-    cache = model.init_cache(*model.encode(source), max_length=8)
-    first, cache = model.decode_step(target[:, :4], cache, 0)
-    rest, _ = model.decode_step(target[:, 4:], cache, 4)
+    self_caches, encoder_cache = model.init_cache(*model.encode(source), max_length=8)
+    first, self_caches = model.decode_step(target[:, :4], 0, self_caches, encoder_cache)
+    rest, _ = model.decode_step(target[:, 4:], 4, self_caches, encoder_cache)
     np.testing.assert_allclose(np.concatenate([first, rest], axis=1), full, atol=1e-5)
+
+
+@pytest.mark.parametrize("share_beam_cache", [False, True])
+def test_beam_rows_over_one_encoder_row_equal_tiled_sentences(share_beam_cache):
+    """`num_beams=K`: the K beam rows of a sentence read its one encoder-cache
+    row (and, shared, one self-attention row with K slots per position)."""
+    model = _model()
+    beams, length = 3, 4
+    source = _ids(2, 7, 0)
+    source[1, 5:] = 0
+    # [B*K, length]: a different target per beam row
+    target = _ids(2 * beams, length, 1)
+    tiled = np.repeat(source, beams, axis=0)
+    expected = _logits(model, tiled, target)
+
+    self_caches, encoder_cache = model.init_cache(
+        *model.encode(source), max_length=length * (beams if share_beam_cache else 1)
+    )
+    if not share_beam_cache:
+        # [B, ...] -> [B*K, ...], one self-attention row per beam row
+        self_caches = [
+            tuple(np.repeat(c, beams, axis=0) for c in s) for s in self_caches
+        ]
+    steps = []
+    for i in range(length):
+        options = {"num_beams": beams}
+        if share_beam_cache:
+            # Beam k's positions 0..i are in slots p * K + k: [B, K, L * K]
+            slots = np.arange(length * beams)
+            mask = (slots % beams == np.arange(beams)[:, None]) & (slots // beams <= i)
+            options.update(
+                share_beam_cache=True,
+                self_attention_mask=np.broadcast_to(mask, (2, beams, length * beams)),
+            )
+        logits, self_caches = model.decode_step(
+            target[:, i : i + 1], i, self_caches, encoder_cache, **options
+        )
+        steps.append(np.array(logits))
+    np.testing.assert_allclose(np.concatenate(steps, axis=1), expected, atol=1e-5)
 
 
 def test_cache_layout_is_batch_then_heads_first():
     model = _model(d_k=4, d_v=12)
-    cache = model.init_cache(*model.encode(_ids(3, 7, 0)), max_length=10)
-    assert tuple(cache["source_padding_mask"].shape) == (3, 7)
-    assert len(cache["layers"]) == 2
-    keys, values = cache["layers"][0]["self_attention"]
+    self_caches, encoder_cache = model.init_cache(
+        *model.encode(_ids(3, 7, 0)), max_length=10
+    )
+    assert tuple(encoder_cache["source_padding_mask"].shape) == (3, 7)
+    assert len(self_caches) == len(encoder_cache["cross_attention"]) == 2
+    keys, values = self_caches[0]
     assert (tuple(keys.shape), tuple(values.shape)) == ((3, 2, 10, 4), (3, 2, 10, 12))
-    keys, values = cache["layers"][0]["cross_attention"]
+    keys, values = encoder_cache["cross_attention"][0]
     assert (tuple(keys.shape), tuple(values.shape)) == ((3, 2, 7, 4), (3, 2, 7, 12))
 
 
@@ -155,11 +200,8 @@ def test_mixed_bfloat16_keeps_float32_logits_and_variables():
     logits = model({"source_ids": _ids(2, 7, 0), "target_ids": _ids(2, 5, 1)})
     assert keras.backend.standardize_dtype(logits.dtype) == "float32"
     assert all(w.dtype == "float32" for w in model.weights)
-    cache = model.init_cache(*model.encode(_ids(2, 7, 0)), max_length=4)
-    assert (
-        keras.backend.standardize_dtype(cache["layers"][0]["self_attention"][0].dtype)
-        == "bfloat16"
-    )
+    self_caches, _ = model.init_cache(*model.encode(_ids(2, 7, 0)), max_length=4)
+    assert keras.backend.standardize_dtype(self_caches[0][0].dtype) == "bfloat16"
 
 
 def test_one_fit_step_reduces_the_loss():

@@ -26,6 +26,6 @@ def model():
         d_ff=32,
         num_heads=NUM_HEADS,
         source_vocab_size=VOCAB,
-        max_length=32,
+        max_position_length=32,
     )
     return build_transformer(config)

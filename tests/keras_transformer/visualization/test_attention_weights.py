@@ -98,10 +98,16 @@ def test_decoder_weights_match_the_cached_decode_path(model, weights):
     # Second path: the incremental decoder of beam search, one token at a time.
     target_length = TARGET_IDS.shape[1]
     encoder_output, source_mask = model.encode(SOURCE_IDS)
-    cache = model.init_cache(encoder_output, source_mask, target_length)
+    self_caches, encoder_cache = model.init_cache(
+        encoder_output, source_mask, target_length
+    )
     for t in range(target_length):
-        _, cache, step = model.decode_step(
-            TARGET_IDS[:, t : t + 1], cache, t, return_attention_scores=True
+        _, self_caches, step = model.decode_step(
+            TARGET_IDS[:, t : t + 1],
+            t,
+            self_caches,
+            encoder_cache,
+            return_attention_scores=True,
         )
         # The cached path has no target padding mask, so padded rows may differ.
         real = TARGET_REAL[:, t]
@@ -121,8 +127,8 @@ def test_decoder_weights_match_the_cached_decode_path(model, weights):
 
 def test_decode_step_without_scores_is_unchanged(model):
     encoder_output, source_mask = model.encode(SOURCE_IDS)
-    cache = model.init_cache(encoder_output, source_mask, 3)
-    outputs = model.decode_step(TARGET_IDS[:, :1], cache, 0)
+    self_caches, encoder_cache = model.init_cache(encoder_output, source_mask, 3)
+    outputs = model.decode_step(TARGET_IDS[:, :1], 0, self_caches, encoder_cache)
     assert len(outputs) == 2
 
 
