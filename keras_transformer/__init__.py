@@ -11,16 +11,17 @@
 - `training`: the §5.3 schedule, the label-smoothed loss, metrics, strategies,
   resumable `fit` with checkpoints.
 
-Importing the package applies two CPU defaults (`process_defaults`), each
-overridable by its environment variable: TensorFlow's oneDNN kernels
-(`TF_ENABLE_ONEDNN_OPTS=1`; import the package before TensorFlow) and a fixed
-128 KiB glibc mmap threshold (`MALLOC_MMAP_THRESHOLD_`), so that freed large
-blocks go back to the system.
+Importing the package changes one thing in the process, an environment
+default: `TF_ENABLE_ONEDNN_OPTS=1` unless the variable is set (TensorFlow's
+oneDNN CPU kernels; it takes effect when the package is imported before
+TensorFlow). Memory tuning is an explicit call,
+`keras_transformer.process_defaults.tune_memory()`, which the command line
+and the benchmarks make; see `process_defaults`.
 """
 
 from keras_transformer import process_defaults
 
-process_defaults.apply()
+process_defaults.set_onednn_default()
 
 from keras_transformer import layers  # noqa: E402
 from keras_transformer.models import (  # noqa: E402

@@ -1,19 +1,25 @@
-"""Process-wide CPU defaults applied when the package is imported.
+"""Process-wide CPU tuning: explicit calls for programs, never applied by
+importing a library module (BUILD_NOTES.md, "Speed").
 
-- TensorFlow's oneDNN CPU kernels (`TF_ENABLE_ONEDNN_OPTS=1`) unless the
-  variable is already set. TensorFlow enables them by itself only on CPUs
-  with AVX-512 VNNI, BF16 or AMX; on AVX2 machines they made fp32 matmuls
-  about 35% faster and the training and decoding benchmarks 10-25% faster
-  (BUILD_NOTES.md, "Speed"). Set `TF_ENABLE_ONEDNN_OPTS=0` to keep Eigen's
-  kernels.
-- glibc's mmap threshold fixed at 128 KiB (`mallopt`), unless
+- `tune_memory()` fixes glibc's mmap threshold at 128 KiB (`mallopt`), unless
   `MALLOC_MMAP_THRESHOLD_` is set. glibc starts at 128 KiB but raises the
   threshold to the size of every mmapped block freed (up to 32 MiB), after
   which such blocks come from its arenas and, once freed, stay resident. XLA's
   compile of the `base` training step frees that way about 0.5 GB that then
   stayed resident under the step's own peak; with the fixed threshold the
-  benchmark's peak RSS fell by about 0.5 GB at the same speed (BUILD_NOTES.md,
-  "Speed").
+  benchmark's peak RSS fell by about 0.5 GB at the same speed. The command
+  line (`keras-transformer ...`) and the benchmarks call it first; a library
+  user who trains in their own program may call it too (it changes the
+  memory behaviour of the whole process, so the choice is theirs).
+- `ONEDNN_DEFAULT`: `import keras_transformer` sets the environment default
+  `TF_ENABLE_ONEDNN_OPTS=1` (`os.environ.setdefault`, so a value the user set
+  wins), the one process setting the package touches on import. TensorFlow
+  reads it when it is first imported, so it takes effect only when
+  `keras_transformer` is imported before TensorFlow (or Keras); TensorFlow
+  enables oneDNN by itself only on CPUs with AVX-512 VNNI, BF16 or AMX, and
+  on AVX2 machines its kernels made fp32 matmuls about 35% faster and the
+  training and decoding benchmarks 10-25% faster. Set
+  `TF_ENABLE_ONEDNN_OPTS=0` to keep Eigen's kernels.
 """
 
 import ctypes
@@ -22,15 +28,25 @@ import os
 # glibc's malloc.h
 _M_MMAP_THRESHOLD = -3
 MMAP_THRESHOLD_BYTES = 128 * 1024
+ONEDNN_DEFAULT = ("TF_ENABLE_ONEDNN_OPTS", "1")
 
 
-def fix_mmap_threshold(threshold=MMAP_THRESHOLD_BYTES):
+def tune_memory(threshold=MMAP_THRESHOLD_BYTES):
     """Sets glibc's mmap threshold, turning off its dynamic growth.
+
+    Args:
+        threshold: int. Bytes. Defaults to 128 KiB, glibc's own start value.
 
     Returns:
         `True` when glibc's `mallopt` accepted it; `False` where there is no
         glibc (`mallopt` missing or refusing) or `MALLOC_MMAP_THRESHOLD_` is
         set (then glibc already applied the user's value).
+
+    Example:
+
+    >>> from keras_transformer.process_defaults import tune_memory
+    >>> tune_memory()  # first thing in a training program
+    True
     """
     if "MALLOC_MMAP_THRESHOLD_" in os.environ:
         return False
@@ -40,6 +56,7 @@ def fix_mmap_threshold(threshold=MMAP_THRESHOLD_BYTES):
     return mallopt(_M_MMAP_THRESHOLD, int(threshold)) == 1
 
 
-def apply():
-    os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
-    fix_mmap_threshold()
+def set_onednn_default():
+    """`os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")` (see the module
+    docstring); called by `import keras_transformer`."""
+    os.environ.setdefault(*ONEDNN_DEFAULT)

@@ -33,26 +33,38 @@ tokenizer=wordpiece` selects ours). The `demo` recipe is ours, chosen by
 measurement for ten minutes on two CPU cores (BUILD_NOTES.md).
 
 The 25,000-token batch of the paper is the *effective* batch: with fewer
-devices than the paper's eight, `plan_batches` splits it over gradient
+devices than the paper's eight, `cli.batching_plan` splits it over gradient
 accumulation steps so that each device holds at most `max_tokens_per_replica`
 tokens per side, and the schedule still counts the paper's updates.
 """
 
 import dataclasses
-import math
 
-from keras_transformer.presets import PRESETS
+from keras_transformer.decoding.decoding_config import DecodingConfig
+from keras_transformer.presets import PRESETS, training_values
 from keras_transformer.transformer_config import TransformerConfig
+from keras_transformer.validation import (
+    check_one_of,
+    check_positive_float,
+    check_positive_int,
+    check_rate,
+)
 
 DATA_SOURCES = ("bundled", "tfds")
 TOKENIZERS = ("sentencepiece", "wordpiece")
+# Prefixes of `with_overrides` keys that reach a nested config.
+NESTED = {"model.": "model_overrides", "decoding.": "decoding"}
 
 
 @dataclasses.dataclass(frozen=True)
 class Recipe:
     """Every setting of a training run, with the paper's base En-De defaults.
 
-    Derive variants with `dataclasses.replace` or `Recipe.with_overrides`.
+    Each setting has one owner: the model is the preset plus `model_overrides`
+    (`model_config`), the training values that Table 3 varies (`train_steps`,
+    `label_smoothing`) default to the preset's own (`None` here), and the
+    search is one `DecodingConfig`. Derive variants with `dataclasses.replace`
+    or `Recipe.with_overrides`.
     """
 
     name: str = "wmt14_en_de_base"
@@ -75,7 +87,9 @@ class Recipe:
     # Batches (§5.1): effective global token budget per side, per update.
     tokens_per_batch: int = 25_000
     max_tokens_per_replica: int = 3_125  # 25,000 over the paper's 8 GPUs
-    max_length: int = 256  # longest training sequence per side, in tokens
+    # Longest training sequence per side, in tokens (the length filter); the
+    # export truncates its inputs to it too.
+    max_train_length: int = 256
     # Ratio of consecutive length buckets (pipelines.BatchingConfig); small
     # corpora want coarse buckets, or most batches of an epoch are partial.
     bucket_scale: float = 1.1
@@ -84,70 +98,53 @@ class Recipe:
     train_minutes: float | None = None  # wall-clock bound, None = no bound
     warmup_steps: int = 4_000
     learning_rate_scale: float = 1.0
-    label_smoothing: float = 0.1
+    label_smoothing: float | None = None  # eps_ls; None = the preset's (§5.4)
     steps_per_epoch: int = 1_000  # batches between backups (resume points)
     checkpoint_every_minutes: float | None = 10.0
     checkpoint_every_steps: int | None = None
     keep_checkpoints: int = 5
     average_last: int = 5  # checkpoints averaged for evaluation and export
-    # Decoding (§6.1).
-    beam_size: int = 4
-    alpha: float = 0.6
-    max_extra_length: int = 50
+    # Decoding (§6.1): evaluation, translation and the export's default.
+    decoding: DecodingConfig = DecodingConfig()
     # Largest per-request beam of the exported `translate` signature (one
     # search is traced per beam size up to it).
     max_beam_size: int = 8
     seed: int = 0
 
     def __post_init__(self):
-        for name, allowed in (
-            ("data_source", DATA_SOURCES),
-            ("tokenizer", TOKENIZERS),
-            ("preset", tuple(PRESETS)),
-        ):
-            value = getattr(self, name)
-            if value not in allowed:
-                raise ValueError(
-                    f"{name} must be one of {list(allowed)}. Received: {name}={value!r}"
-                )
+        check_one_of("data_source", self.data_source, DATA_SOURCES)
+        check_one_of("tokenizer", self.tokenizer, TOKENIZERS)
+        check_one_of("preset", self.preset, tuple(PRESETS))
         for name in (
             "vocab_size",
             "tokens_per_batch",
             "max_tokens_per_replica",
-            "max_length",
+            "max_train_length",
             "warmup_steps",
             "steps_per_epoch",
             "keep_checkpoints",
             "average_last",
-            "beam_size",
             "max_beam_size",
         ):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(
-                    f"{name} must be a positive integer. Received: {name}={value!r}"
-                )
+            check_positive_int(name, getattr(self, name))
         for name in ("train_steps", "tokenizer_sample_pairs", "checkpoint_every_steps"):
-            value = getattr(self, name)
-            if value is not None and (not isinstance(value, int) or value < 1):
-                raise ValueError(
-                    f"{name} must be a positive integer or None. Received: "
-                    f"{name}={value!r}"
-                )
-        for name in ("train_minutes", "checkpoint_every_minutes", "bucket_scale"):
-            value = getattr(self, name)
-            if value is not None and (
-                not isinstance(value, (int, float))
-                or isinstance(value, bool)
-                or not value > 0
-            ):
-                raise ValueError(
-                    f"{name} must be positive or None. Received: {name}={value!r}"
-                )
-        if self.beam_size > self.max_beam_size:
+            check_positive_int(name, getattr(self, name), allow_none=True)
+        for name in ("train_minutes", "checkpoint_every_minutes"):
+            check_positive_float(name, getattr(self, name), allow_none=True)
+        check_positive_float("bucket_scale", self.bucket_scale)
+        check_positive_float("learning_rate_scale", self.learning_rate_scale)
+        if self.label_smoothing is not None:
+            check_rate("label_smoothing", self.label_smoothing)
+        if not isinstance(self.decoding, DecodingConfig):
             raise ValueError(
-                "beam_size cannot exceed max_beam_size. Received: "
-                f"beam_size={self.beam_size}, max_beam_size={self.max_beam_size}"
+                "`decoding` expected a DecodingConfig. "
+                f"Received: decoding={self.decoding!r}"
+            )
+        if self.decoding.beam_size > self.max_beam_size:
+            raise ValueError(
+                "decoding.beam_size cannot exceed max_beam_size. Received: "
+                f"decoding.beam_size={self.decoding.beam_size}, "
+                f"max_beam_size={self.max_beam_size}"
             )
         if self.average_last > self.keep_checkpoints:
             raise ValueError(
@@ -156,43 +153,66 @@ class Recipe:
                 f"keep_checkpoints={self.keep_checkpoints}"
             )
         # Fails early, naming the field, if an override is not a config field.
-        self.model_config(vocab_size=self.vocab_size)
+        config = self.model_config(vocab_size=self.vocab_size)
+        if self.max_train_length > config.max_position_length:
+            raise ValueError(
+                "max_train_length cannot exceed the model's positions "
+                "(set model.max_position_length). Received: "
+                f"max_train_length={self.max_train_length}, "
+                f"model.max_position_length={config.max_position_length}"
+            )
 
     def model_config(self, vocab_size):
         """The `TransformerConfig` of this recipe for a tokenizer of `vocab_size`."""
         return TransformerConfig.from_preset(
-            self.preset,
-            **dict(self.model_overrides),
-            source_vocab_size=vocab_size,
-            max_length=max(self.max_length, 256),
+            self.preset, **dict(self.model_overrides), source_vocab_size=vocab_size
         )
 
     @property
-    def total_train_steps(self):
-        """Updates to train for: `train_steps`, else the preset's."""
+    def total_train_steps(self) -> int:
+        """Updates to train for: `train_steps`, else the preset's (§5.2)."""
         if self.train_steps is not None:
             return self.train_steps
-        return self.model_config(self.vocab_size).train_steps
+        return training_values(self.preset)["train_steps"]
+
+    @property
+    def effective_label_smoothing(self) -> float:
+        """eps_ls: `label_smoothing`, else the preset's (§5.4, Table 3 row D)."""
+        if self.label_smoothing is not None:
+            return self.label_smoothing
+        return training_values(self.preset)["label_smoothing"]
 
     def with_overrides(self, overrides):
         """A copy with `{field: value}` overrides; `model.<field>` keys (e.g.
-        `model.dropout`) override the model preset's fields."""
-        fields = {field.name: field for field in dataclasses.fields(self)}
-        model = dict(self.model_overrides)
+        `model.dropout`) override the model preset's fields and
+        `decoding.<field>` keys (e.g. `decoding.beam_size`) the search's."""
+        fields = {field.name for field in dataclasses.fields(self)}
+        nested = {"model_overrides": dict(self.model_overrides), "decoding": {}}
         direct = {}
         for key, value in overrides.items():
-            if key.startswith("model."):
-                model[key[len("model.") :]] = value
-            elif key in fields and key != "model_overrides":
+            prefix = next((p for p in NESTED if key.startswith(p)), None)
+            if prefix is not None:
+                nested[NESTED[prefix]][key[len(prefix) :]] = value
+            elif key in fields and key not in NESTED.values():
                 direct[key] = value
             else:
+                known = sorted(fields - set(NESTED.values()))
                 raise ValueError(
-                    "Unknown recipe field; expected one of "
-                    f"{sorted(set(fields) - {'model_overrides'})} or model.<field>. "
-                    f"Received: {key}={value!r}"
+                    f"Unknown recipe field; expected one of {known}, model.<field> "
+                    f"or decoding.<field>. Received: {key}={value!r}"
                 )
+        decoding_fields = {field.name for field in dataclasses.fields(DecodingConfig)}
+        unknown = sorted(set(nested["decoding"]) - decoding_fields)
+        if unknown:
+            raise ValueError(
+                f"Unknown decoding field(s); expected {sorted(decoding_fields)}. "
+                f"Received: {unknown}"
+            )
         return dataclasses.replace(
-            self, model_overrides=tuple(sorted(model.items())), **direct
+            self,
+            model_overrides=tuple(sorted(nested["model_overrides"].items())),
+            decoding=dataclasses.replace(self.decoding, **nested["decoding"]),
+            **direct,
         )
 
     def to_dict(self):
@@ -203,29 +223,19 @@ class Recipe:
 
     @classmethod
     def from_dict(cls, data):
+        """The inverse of `to_dict`; an unknown key (a record of another
+        version) fails naming it."""
+        unknown = sorted(set(data) - {field.name for field in dataclasses.fields(cls)})
+        if unknown:
+            raise ValueError(
+                f"Unknown recipe field(s), from another version of the package? "
+                f"Received: {unknown}"
+            )
         data = dict(data)
         data["model_overrides"] = tuple(sorted(data.get("model_overrides", {}).items()))
+        if "decoding" in data:
+            data["decoding"] = DecodingConfig.from_dict(data["decoding"])
         return cls(**data)
-
-
-def plan_batches(recipe, num_replicas):
-    """Splits the effective batch over replicas and accumulation steps (§5.1).
-
-    Returns:
-        `(tokens_per_step, accumulation_steps)`: the global token budget of one
-        batch fed to `model.fit` and the number of batches per update, such
-        that `tokens_per_step * accumulation_steps` is about
-        `recipe.tokens_per_batch` and each replica holds at most
-        `recipe.max_tokens_per_replica` tokens per side.
-    """
-    if not isinstance(num_replicas, int) or num_replicas < 1:
-        raise ValueError(
-            f"num_replicas must be a positive integer. Received: "
-            f"num_replicas={num_replicas!r}"
-        )
-    per_step_limit = recipe.max_tokens_per_replica * num_replicas
-    accumulation = max(1, math.ceil(recipe.tokens_per_batch / per_step_limit))
-    return recipe.tokens_per_batch // accumulation, accumulation
 
 
 def _paper(name, description, **fields):
@@ -295,7 +305,7 @@ RECIPES = {
             ),
             tokens_per_batch=1_024,
             max_tokens_per_replica=1_024,
-            max_length=96,
+            max_train_length=96,
             bucket_scale=2.0,
             train_minutes=10.0,
             train_steps=100_000,

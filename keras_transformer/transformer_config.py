@@ -14,10 +14,15 @@ MIN_VOCAB_SIZE = 4
 class TransformerConfig:
     """Hyperparameters of the Transformer, defaulting to the base model.
 
-    Field names follow the paper (Table 3 columns). Variants are derived with
+    It holds only what builds the model; training settings (label smoothing,
+    train steps) belong to the recipe, and a preset's training values are in
+    its `training` entry (`presets.training_values`). Field names follow the
+    paper (Table 3 columns); `build_transformer` is the one place that maps
+    them to the layers' Keras-style names (`d_model` -> `hidden_dim`, `d_ff` ->
+    `intermediate_dim`, `relu_dropout` -> `activation_dropout`,
+    `max_position_length` -> `max_sequence_length`). Variants are derived with
     `TransformerConfig.from_preset(name, **overrides)` or `dataclasses.replace`.
-    Only builders (`build_transformer`) read a config; layers take plain
-    arguments.
+    Only builders read a config; layers take plain arguments.
 
     Example:
 
@@ -35,16 +40,16 @@ class TransformerConfig:
     dropout: float = 0.1  # P_drop, residual and embedding dropout (§5.4)
     attention_dropout: float = 0.0  # on attention weights; not in the paper
     relu_dropout: float = 0.0  # inside the FFN; not in the paper
-    label_smoothing: float = 0.1  # eps_ls (§5.4)
     position_encoding: str = "sinusoidal"  # or "learned" (Table 3 row E)
     source_vocab_size: int = 37_000  # shared BPE vocabulary of §5.1 (En-De)
     target_vocab_size: int | None = None  # None = source_vocab_size
     shared_embeddings: bool = True  # one matrix for both embeddings (§3.4)
     tie_output_embeddings: bool = True  # pre-softmax projection = embedding (§3.4)
-    max_length: int = 256  # positions of learned embeddings; tensor2tensor's 256
+    # Positions of the learned table (Table 3 row E) and the longest sequence
+    # the model accepts: the model's `max_sequence_length`; tensor2tensor's 256.
+    max_position_length: int = 256
     normalize_first: bool = False  # pre-norm instead of the paper's post-norm
     layer_norm_epsilon: float = 1e-6  # tensor2tensor's LayerNorm epsilon
-    train_steps: int = 100_000  # Table 3 "train steps" (base 100K, big 300K)
 
     def __post_init__(self):
         for name in (
@@ -53,13 +58,12 @@ class TransformerConfig:
             "d_ff",
             "num_heads",
             "source_vocab_size",
-            "max_length",
-            "train_steps",
+            "max_position_length",
         ):
             check_positive_int(name, getattr(self, name))
         for name in ("d_k", "d_v", "target_vocab_size"):
             check_positive_int(name, getattr(self, name), allow_none=True)
-        for name in ("dropout", "attention_dropout", "relu_dropout", "label_smoothing"):
+        for name in ("dropout", "attention_dropout", "relu_dropout"):
             check_rate(name, getattr(self, name))
         if (self.d_k is None or self.d_v is None) and self.d_model % self.num_heads:
             raise ValueError(
@@ -130,7 +134,7 @@ class TransformerConfig:
                 f"Unknown TransformerConfig field(s). Received: {unknown}. "
                 f"Fields: {', '.join(sorted(fields))}"
             )
-        return dataclasses.replace(cls(), **{**PRESETS[name]["overrides"], **overrides})
+        return dataclasses.replace(cls(), **{**PRESETS[name]["model"], **overrides})
 
     @classmethod
     def preset_names(cls) -> list[str]:

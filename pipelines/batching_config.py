@@ -20,7 +20,7 @@ class BatchingConfig:
     tokens_per_batch: int = 25_000
     # Longest source (with eos) or target (with bos or eos) kept, in tokens;
     # longer pairs are filtered and counted. tensor2tensor's default.
-    max_length: int = 256
+    max_train_length: int = 256
     # Length of the first bucket; geometric growth from there. Source and target
     # are bucketed separately on these lengths (a batch per bucket pair).
     min_bucket_length: int = 8
@@ -67,7 +67,7 @@ class BatchingConfig:
     def bucket_lengths(self) -> list[int]:
         """Bucket lengths (padded lengths in static mode)."""
         return geometric_bucket_lengths(
-            self.max_length, self.min_bucket_length, self.bucket_scale
+            self.max_train_length, self.min_bucket_length, self.bucket_scale
         )
 
     @property

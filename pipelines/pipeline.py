@@ -9,7 +9,7 @@ source tokens and 25000 target tokens."
 1. **Tokenize** in the graph (tensorflow-text), a batch of sentences at a time.
 2. **Special ids**: source + eos; target_in = bos + target; target_out =
    target + eos (`special_tokens.py`; pad 0, unk 1, bos 2, eos 3).
-3. **Filter**: pairs with an empty side or a side longer than `max_length`
+3. **Filter**: pairs with an empty side or a side longer than `max_train_length`
    (256) tokens are dropped; `count_filtered` counts them by reason. Optional
    **cache** of the result (memory or file), so tokenization runs once.
 4. **Shuffle** (seeded, reshuffled every epoch), before bucketing.
@@ -77,7 +77,7 @@ def make_dataset(
     """
     config = config or BatchingConfig()
     dataset = _tokenized(pairs, tokenizer, target_tokenizer, config)
-    dataset = dataset.apply(transforms.filter_by_length(config.max_length))
+    dataset = dataset.apply(transforms.filter_by_length(config.max_train_length))
     if config.cache is True:
         dataset = dataset.cache()
     elif config.cache:
@@ -111,7 +111,7 @@ def count_filtered(
     num_reasons = len(FILTER_REASONS)
 
     def one_hot(source_ids, target_in_ids, target_out_ids):
-        reason = filter_reason(source_ids, target_in_ids, config.max_length)
+        reason = filter_reason(source_ids, target_in_ids, config.max_train_length)
         return tf.one_hot(reason, num_reasons, dtype=tf.int64)
 
     counts = dataset.map(one_hot, num_parallel_calls=tf.data.AUTOTUNE).reduce(

@@ -6,6 +6,8 @@ import os
 import h5py
 import numpy as np
 
+from keras_transformer.training import record_path
+
 MODEL_GROUP = "layers"
 
 
@@ -116,9 +118,9 @@ def _copy_group_attributes(source, target):
 def _check_records(paths):
     configs = {}
     for path in paths:
-        record_path = path.replace(".weights.h5", ".json")
-        if os.path.exists(record_path):
-            with open(record_path) as file:
+        weights_record = record_path(path)
+        if os.path.exists(weights_record):
+            with open(weights_record) as file:
                 config = json.load(file).get("model_config")
             if config is not None:
                 configs[path] = config

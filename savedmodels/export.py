@@ -8,7 +8,11 @@ import tempfile
 import keras
 import tensorflow as tf
 
-from savedmodels.op_compatibility import check_serving_ops, parse_tf_text_version
+from savedmodels.op_compatibility import (
+    SERVING_TF_TEXT_VERSION,
+    check_serving_ops,
+    parse_tf_text_version,
+)
 from savedmodels.translator_module import TranslatorModule
 
 RECORD_PATH = os.path.join("assets.extra", "record.json")
@@ -21,11 +25,9 @@ def export_translator(
     base_dir,
     version=None,
     overwrite=False,
-    beam_size=4,
-    alpha=0.6,
-    n_best=1,
+    decoding=None,
     record=None,
-    serving_tf_text_version="2.20",
+    serving_tf_text_version=SERVING_TF_TEXT_VERSION,
     **module_kwargs,
 ) -> str:
     """Writes `model` + `tokenizer` + beam search as `<base_dir>/<version>/`.
@@ -39,8 +41,8 @@ def export_translator(
     `record`) and `assets.extra/sentencepiece.model` a copy of the tokenizer's
     model; TF Serving ignores `assets.extra`. See `TranslatorModule` for the
     signatures. Before the version is published, `check_serving_ops` checks
-    that TF Serving registers every op of the graph (DESIGN.md: only ops
-    stock TF Serving registers); a failed check leaves no version behind.
+    that stock TF Serving registers every op of the graph (BUILD_NOTES.md,
+    "Export"); a failed check leaves no version behind.
 
     Args:
         model: a `keras_transformer.Transformer`.
@@ -50,19 +52,17 @@ def export_translator(
         version: positive int or `None`. The version to write; `None` takes the
             largest existing integer version + 1 (1 for the first).
         overwrite: bool. Replace an existing version. Defaults to `False`.
-        beam_size: int. K of `serving_default`. Defaults to `4` (§6.1).
-        alpha: float. Length penalty of `serving_default`. Defaults to `0.6`.
-        n_best: int. Hypotheses per sentence of `serving_default`. Defaults to
-            `1`.
+        decoding: a beam-search `DecodingConfig`, the settings of
+            `serving_default` (and the defaults recorded for clients).
+            Defaults to `DecodingConfig()`, the paper's (§6.1).
         record: optional JSON-serialisable dict, stored under `"record"` (e.g.
             the training checkpoint's record, BLEU signature, averaged steps).
         serving_tf_text_version: str or `None`. The tensorflow-text release
             linked into the target TF Serving build, for the op check (see
             `savedmodels.op_compatibility`); `None` skips the check. Defaults
-            to `"2.20"`, the release TF Serving's sources pin.
+            to `SERVING_TF_TEXT_VERSION`, the release TF Serving's sources pin.
         **module_kwargs: other `TranslatorModule` arguments
-            (`max_extra_length`, `max_beam_size`, `max_extra_length_limit`,
-            `max_input_length`).
+            (`max_beam_size`, `max_extra_length_limit`, `max_input_length`).
 
     Returns:
         The path of the written version directory.
@@ -102,14 +102,7 @@ def export_translator(
     if serving_tf_text_version is not None:
         parse_tf_text_version(serving_tf_text_version)  # likewise
 
-    module = TranslatorModule(
-        model,
-        tokenizer,
-        beam_size=beam_size,
-        alpha=alpha,
-        n_best=n_best,
-        **module_kwargs,
-    )
+    module = TranslatorModule(model, tokenizer, decoding=decoding, **module_kwargs)
     os.makedirs(base_dir, exist_ok=True)
     # Hidden (non-integer) name: TF Serving ignores it while it is written.
     staging = tempfile.mkdtemp(prefix=f".{version}-", dir=base_dir)
@@ -154,11 +147,7 @@ def _record(model, tokenizer, module, record):
             "vocab_size": tokenizer.vocab_size,
         },
         "decoding": {
-            "method": "beam",
-            "beam_size": module.beam_size,
-            "alpha": module.alpha,
-            "n_best": module.n_best,
-            "max_extra_length": module.max_extra_length,
+            **module.decoding.to_dict(),
             "max_beam_size": module.max_beam_size,
             "max_extra_length_limit": module.max_extra_length_limit,
             "max_input_length": module.max_input_length,

@@ -29,6 +29,11 @@ import re
 import subprocess
 import sys
 
+# The tensorflow-text release linked into stock TF Serving (pinned in
+# tensorflow/serving `tensorflow_serving/workspace.bzl`, see above): the target
+# of the check unless the caller names another.
+SERVING_TF_TEXT_VERSION = "2.20"
+
 # tensorflow-text ops known per release: op name -> first release known to
 # register it. Only the SentencePiece family, the tensorflow-text ops of the
 # exported translator; extend it (with its source) before exporting a graph
@@ -85,7 +90,9 @@ print(json.dumps(out))
 """
 
 
-def check_serving_ops(saved_model_dir, tf_text_version="2.20") -> list[str]:
+def check_serving_ops(
+    saved_model_dir, tf_text_version=SERVING_TF_TEXT_VERSION
+) -> list[str]:
     """Checks that TF Serving can run every op of a SavedModel.
 
     Reads `saved_model.pb` (every meta graph: its nodes and every function of
@@ -101,7 +108,7 @@ def check_serving_ops(saved_model_dir, tf_text_version="2.20") -> list[str]:
             e.g. `exports/ende/1`).
         tf_text_version: str. The tensorflow-text release linked into the
             target TF Serving build, `"major.minor"` (a patch part is
-            ignored). Defaults to `"2.20"`.
+            ignored). Defaults to `SERVING_TF_TEXT_VERSION`.
 
     Returns:
         The sorted names of the ops the SavedModel uses.

@@ -11,8 +11,8 @@ traced into the graph. Loading it needs only `tensorflow` and
 Signatures (method name `tensorflow/serving/predict`):
 
 - `serving_default(text [B] string) -> {translations [B, n] string, scores
-  [B, n] float32}`, with the beam size, alpha, n-best and extra length fixed at
-  export.
+  [B, n] float32}`, with the beam size, alpha, n-best and extra length of the
+  export's `DecodingConfig`.
 - `translate(text [B] string, beam_size, alpha, max_extra_length, n_best)`:
   the same outputs with the decoding parameters given per request (scalars;
   int32, float32, int32, int32).
@@ -28,28 +28,34 @@ Choices, all recorded in `BUILD_NOTES.md`:
   exactly the search `translate(..., beam_size=K)` runs in Python (the top n of
   one wide beam would give other hypotheses). Alpha and the extra length are
   ordinary tensors.
-- **Input length**: text is truncated to `max_input_length - 1` pieces before
-  eos is appended (so the model never sees more than `max_input_length`
-  positions, by default the model's `max_sequence_length`, the training
-  length limit); `translate_ids` keeps the first `max_input_length` columns.
+- **Input length**: text becomes ids by `pipelines.encode_sources`, the path
+  training, evaluation and the command line take: pieces truncated to
+  `max_input_length - 1`, then eos (so the model never sees more than
+  `max_input_length` positions, by default the model's `max_sequence_length`;
+  the command line passes the recipe's training length); `translate_ids`
+  keeps the first `max_input_length` columns.
 - **Fixed buffer**: the decoding buffer has `max_input_length +
   max_extra_length_limit` positions for every batch (the search's buffer size
   must be a Python int); each sentence still stops at its own source length +
   `max_extra_length` (paper §6.1), so results equal Python `translate`.
 - **Empty input** (no piece: empty or whitespace-only text, or a row of only
   pad/eos ids) gives empty translations with score 0.
-- **Invalid UTF-8** is replaced, not refused: each invalid byte sequence
-  becomes U+FFFD (`tf.strings.unicode_transcode(errors="replace")`), as
-  Python's `bytes.decode("utf-8", errors="replace")` does, so one bad line does
-  not fail a whole batch.
+- **Invalid UTF-8** is replaced, not refused (`encode_sources`): each invalid
+  byte sequence becomes U+FFFD, as Python's `bytes.decode("utf-8",
+  errors="replace")` does, so one bad line does not fail a whole batch.
 
 Notation: B batch, S source length, K beams, n n-best, T target length.
 """
 
+import dataclasses
+
 import keras
 import tensorflow as tf
 
+from keras_transformer.decoding.decoding_config import DecodingConfig
 from keras_transformer.decoding.translate import translate
+from keras_transformer.validation import check_non_negative_int, check_positive_int
+from pipelines import encode_sources
 from pipelines.special_tokens import BOS_ID, EOS_ID, PAD_ID
 
 SCALAR_SPECS = {
@@ -60,16 +66,6 @@ SCALAR_SPECS = {
 }
 TEXT_SPEC = tf.TensorSpec([None], tf.string, name="text")
 IDS_SPEC = tf.TensorSpec([None, None], tf.int32, name="source_ids")
-
-
-def _check_positive_int(name, value, allow_zero=False):
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ValueError(
-            f"`{name}` must be a {'non-negative' if allow_zero else 'positive'} "
-            f"integer. Received: {name}={value}"
-        )
-    if value == 0 and not allow_zero:
-        raise ValueError(f"`{name}` must be a positive integer. Received: {name}=0")
 
 
 class TranslatorModule(tf.Module):
@@ -86,17 +82,13 @@ class TranslatorModule(tf.Module):
         tokenizer: a `pipelines.SentencePieceTokenizer` (anything with
             `tokenize(strings) -> RaggedTensor`, `detokenize(ids) -> strings`
             and `vocab_size`, tracked as a `tf.Module`).
-        beam_size: int. K of `serving_default`. Defaults to `4` (§6.1).
-        alpha: float >= 0. Length penalty of `serving_default`. Defaults to
-            `0.6` (§6.1).
-        n_best: int in `[1, beam_size]`. Hypotheses returned by
-            `serving_default`. Defaults to `1`.
-        max_extra_length: int. Output tokens beyond the source length in
-            `serving_default` (§6.1: 50). Defaults to `50`.
+        decoding: a `DecodingConfig` with `method="beam"`: the beam size,
+            alpha, n-best and extra length of `serving_default`. Defaults to
+            `DecodingConfig()`, the paper's (§6.1).
         max_beam_size: int. The largest per-request beam size. Defaults to
             `8`.
         max_extra_length_limit: int. The largest per-request
-            `max_extra_length`. Defaults to `max_extra_length`.
+            `max_extra_length`. Defaults to `decoding.max_extra_length`.
         max_input_length: int. Source positions, eos included; longer inputs
             are truncated. Defaults to the model's `max_sequence_length`.
         name: str. Module name. Defaults to `"translator"`.
@@ -113,10 +105,7 @@ class TranslatorModule(tf.Module):
         self,
         model,
         tokenizer,
-        beam_size=4,
-        alpha=0.6,
-        n_best=1,
-        max_extra_length=50,
+        decoding=None,
         max_beam_size=8,
         max_extra_length_limit=None,
         max_input_length=None,
@@ -128,36 +117,30 @@ class TranslatorModule(tf.Module):
                 f"Received: backend={keras.backend.backend()}"
             )
         super().__init__(name=name)
+        decoding = DecodingConfig() if decoding is None else decoding
+        if not isinstance(decoding, DecodingConfig) or decoding.method != "beam":
+            raise ValueError(
+                "The exported translator runs beam search: `decoding` must be a "
+                f"DecodingConfig with method='beam'. Received: decoding={decoding!r}"
+            )
         if max_extra_length_limit is None:
-            max_extra_length_limit = max_extra_length
+            max_extra_length_limit = decoding.max_extra_length
         if max_input_length is None:
             max_input_length = model.max_sequence_length
-        _check_positive_int("max_beam_size", max_beam_size)
-        _check_positive_int("beam_size", beam_size)
-        _check_positive_int("n_best", n_best)
-        _check_positive_int("max_extra_length", max_extra_length, allow_zero=True)
-        _check_positive_int(
-            "max_extra_length_limit", max_extra_length_limit, allow_zero=True
-        )
-        _check_positive_int("max_input_length", max_input_length)
-        if beam_size > max_beam_size:
+        check_positive_int("max_beam_size", max_beam_size)
+        check_non_negative_int("max_extra_length_limit", max_extra_length_limit)
+        check_positive_int("max_input_length", max_input_length)
+        if decoding.beam_size > max_beam_size:
             raise ValueError(
                 "`beam_size` must be at most `max_beam_size`. Received: "
-                f"beam_size={beam_size}, max_beam_size={max_beam_size}"
+                f"beam_size={decoding.beam_size}, max_beam_size={max_beam_size}"
             )
-        if n_best > beam_size:
-            raise ValueError(
-                "`n_best` must be at most `beam_size`. Received: "
-                f"n_best={n_best}, beam_size={beam_size}"
-            )
-        if max_extra_length > max_extra_length_limit:
+        if decoding.max_extra_length > max_extra_length_limit:
             raise ValueError(
                 "`max_extra_length` must be at most `max_extra_length_limit`. "
-                f"Received: max_extra_length={max_extra_length}, "
+                f"Received: max_extra_length={decoding.max_extra_length}, "
                 f"max_extra_length_limit={max_extra_length_limit}"
             )
-        if not float(alpha) >= 0:
-            raise ValueError(f"`alpha` must be >= 0. Received: alpha={alpha}")
         if max_input_length < 2:
             raise ValueError(
                 "`max_input_length` must leave room for a piece and eos. "
@@ -169,10 +152,7 @@ class TranslatorModule(tf.Module):
                 f"tokenizer.vocab_size={tokenizer.vocab_size}, "
                 f"model.target_vocab_size={model.target_vocab_size}"
             )
-        self.beam_size = beam_size
-        self.alpha = float(alpha)
-        self.n_best = n_best
-        self.max_extra_length = max_extra_length
+        self.decoding = decoding
         self.max_beam_size = max_beam_size
         self.max_extra_length_limit = max_extra_length_limit
         self.max_input_length = max_input_length
@@ -192,7 +172,7 @@ class TranslatorModule(tf.Module):
         # works either way.
         self.tokenizer = tokenizer
         self.model_variables = [v.value for v in model.variables]
-        self._search = _make_search(model, buffer_length, max_beam_size)
+        self._search = _make_search(model, decoding, buffer_length, max_beam_size)
 
         self.serving_default = tf.function(
             self._serving_default, input_signature=[TEXT_SPEC], autograph=False
@@ -224,10 +204,10 @@ class TranslatorModule(tf.Module):
     def _serving_default(self, text):
         return self.translate(
             text,
-            tf.constant(self.beam_size),
-            tf.constant(self.alpha),
-            tf.constant(self.max_extra_length),
-            tf.constant(self.n_best),
+            tf.constant(self.decoding.beam_size),
+            tf.constant(float(self.decoding.alpha)),
+            tf.constant(self.decoding.max_extra_length),
+            tf.constant(self.decoding.n_best),
         )
 
     def _translate_text(self, text, beam_size, alpha, max_extra_length, n_best):
@@ -250,21 +230,10 @@ class TranslatorModule(tf.Module):
     # === Pieces ===
 
     def _text_to_ids(self, text):
-        """`tf.string` [B] -> int32 [B, S]: pieces (truncated), eos, padding."""
-        text = tf.strings.unicode_transcode(
-            text,
-            "UTF-8",
-            "UTF-8",
-            errors="replace",
-            replacement_char=0xFFFD,
-            replace_control_characters=False,
-        )
-        # [B, (N)] -> [B, (N')], N' <= max_input_length - 1
-        pieces = self.tokenizer.tokenize(text)[:, : self.max_input_length - 1]
-        eos = tf.fill([pieces.nrows(), 1], tf.constant(EOS_ID, pieces.dtype))
-        # [B, (N' + 1)] -> [B, S]
-        source = tf.concat([pieces, eos], axis=1)
-        return tf.cast(source.to_tensor(default_value=PAD_ID), tf.int32)
+        """`tf.string` [B] -> int32 [B, S]: `encode_sources`, then padding."""
+        # [B] -> [B, (S)] -> [B, S], S <= max_input_length
+        source = encode_sources(self.tokenizer, text, self.max_input_length)
+        return source.to_tensor(default_value=PAD_ID)
 
     def _run(self, source_ids, beam_size, alpha, max_extra_length, n_best):
         """Checks the request, searches, keeps n best, blanks empty inputs."""
@@ -337,25 +306,30 @@ def _check_request(beam_size, alpha, max_extra_length, n_best, max_beam_size, li
     ]
 
 
-def _make_search(model, buffer_length, max_beam_size):
+def _make_search(model, decoding, buffer_length, max_beam_size):
     """`{K: fn(source_ids, alpha, max_extra_length) -> (ids [B, K_max, T],
-    scores [B, K_max])}`, Python `translate` with beam size K, padded to
-    `max_beam_size` hypotheses (score -inf) so that every K has one shape."""
+    scores [B, K_max])}`, Python `translate` with `decoding` at beam size K,
+    padded to `max_beam_size` hypotheses (score -inf) so that every K has one
+    shape."""
 
     def search(beam_size):
         def fn(source_ids, alpha, max_extra_length):
             if not isinstance(alpha, float):
                 # Checked in the graph by `_check_request`.
                 alpha = tf.cast(alpha, tf.float32)
-            ids, scores = translate(
-                model,
-                source_ids,
-                bos_id=BOS_ID,
-                eos_id=EOS_ID,
-                method="beam",
+            config = dataclasses.replace(
+                decoding,
                 beam_size=beam_size,
                 alpha=alpha,
                 max_extra_length=max_extra_length,
+                n_best=1,
+            )
+            ids, scores = translate(
+                model,
+                source_ids,
+                config,
+                bos_id=BOS_ID,
+                eos_id=EOS_ID,
                 max_length=buffer_length,
             )
             missing = max_beam_size - beam_size

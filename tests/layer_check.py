@@ -1,4 +1,4 @@
-"""One shared check that every layer of the package passes (STYLE.md "Tests").
+"""One shared check that every layer of the package passes (BUILD_NOTES.md, "Tests").
 
 `run_layer_check` covers: config and JSON round trip, eager and symbolic calls
 with the expected output shape, one `fit` step that changes the weights,

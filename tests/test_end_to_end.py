@@ -23,7 +23,7 @@ def test_a_few_fit_steps_on_the_bundled_fixture_reduce_the_loss():
     texts = [t.decode() for pair in pairs.as_numpy_iterator() for t in pair]
     tokenizer = SentencePieceTokenizer.train(texts, vocab_size=600)
     config = dataclasses.replace(
-        BatchingConfig(), tokens_per_batch=1024, max_length=64, seed=0
+        BatchingConfig(), tokens_per_batch=1024, max_train_length=64, seed=0
     )
     dataset = make_dataset(pairs, tokenizer, config)
     inputs, targets = next(iter(dataset))
@@ -38,7 +38,7 @@ def test_a_few_fit_steps_on_the_bundled_fixture_reduce_the_loss():
             d_ff=64,
             num_heads=2,
             source_vocab_size=tokenizer.vocab_size,
-            max_length=64,
+            max_position_length=64,
         )
     )
     compile_transformer(model, warmup_steps=20, learning_rate_scale=2.0)

@@ -37,6 +37,28 @@ def test_model_example_parameter_count_is_true():
     assert namespace["count"] == 63_082_496
 
 
+def test_decoding_example_runs_on_a_tiny_model():
+    (block,) = [b for b in _python_blocks() if "model.init_cache(" in b]
+    from keras_transformer import TransformerConfig, build_transformer
+
+    model = build_transformer(
+        TransformerConfig(
+            num_layers=1, d_model=16, d_ff=32, num_heads=2, source_vocab_size=40
+        )
+    )
+    namespace = {
+        "model": model,
+        "source_ids": np.array([[5, 6, 7, 3], [8, 9, 3, 0]], "int32"),
+        "next_ids": np.full((2, 1), 2, "int32"),
+        "index": 0,
+    }
+    exec(block, namespace)
+    # The last translate call is the greedy one: one hypothesis per sentence.
+    assert np.asarray(namespace["ids"]).shape[:2] == (2, 1)
+    assert tuple(namespace["logits"].shape) == (2, 1, 40)
+    assert len(namespace["self_caches"]) == 1
+
+
 def test_first_two_commands_are_demo_then_tests():
     commands = re.findall(r"```bash\n(.*?)```", README.read_text(), flags=re.S)
     assert "keras-transformer demo" in commands[0]
@@ -86,7 +108,7 @@ SHRINK = [
     "model.num_heads=2",
     "tokens_per_batch=256",
     "max_tokens_per_replica=256",
-    "max_length=64",
+    "max_train_length=64",
     "steps_per_epoch=2",
     "checkpoint_every_steps=2",
     "max_beam_size=4",  # the README's beam 4; four searches traced at export

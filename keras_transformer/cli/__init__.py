@@ -3,7 +3,8 @@
 One module per subcommand, each an importable function (`prepare`, `train`,
 `average`, `evaluate`, `translate_lines`, `export`, `attention`, `run_demo`);
 `main` only parses arguments. The command line is the one part of
-`keras_transformer` that imports `pipelines` and `savedmodels` (DESIGN.md).
+`keras_transformer` that imports `pipelines` and `savedmodels` (BUILD_NOTES.md,
+"Packages").
 """
 
 from keras_transformer.cli.main import build_parser, main

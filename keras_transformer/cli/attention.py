@@ -1,8 +1,10 @@
 """`keras-transformer attention`: one sentence's attention as a PNG (Figures 3-5)."""
 
+import dataclasses
+
 import numpy as np
 
-from keras_transformer.cli.data import source_ids_fn
+from keras_transformer.cli.run_tokenizer import source_ids_fn
 from keras_transformer.cli.trained_model import load_trained_model
 from keras_transformer.cli.user_error import UserError
 from keras_transformer.decoding.translate import translate
@@ -35,12 +37,14 @@ def attention(
     Returns:
         `(path, weights)`: the PNG path and the plotted `[heads, rows, cols]`.
     """
-    _, tokenizer, model, _ = load_trained_model(run_dir, weights)
+    recipe, tokenizer, model, _ = load_trained_model(run_dir, weights)
     if not sentence.strip():
         raise UserError("--sentence is empty. Received: sentence=''")
-    source = np.array([source_ids_fn(tokenizer)(sentence)], "int32")  # [1, S]
+    tokenize = source_ids_fn(tokenizer, recipe.max_train_length)
+    source = np.array([tokenize(sentence)], "int32")  # [1, S]
     if target is None:
-        ids, _ = translate(model, source, bos_id=BOS_ID, eos_id=EOS_ID, method="greedy")
+        greedy = dataclasses.replace(recipe.decoding, method="greedy", n_best=1)
+        ids, _ = translate(model, source, greedy, bos_id=BOS_ID, eos_id=EOS_ID)
         output = [int(i) for i in np.asarray(ids)[0, 0] if i not in (0, EOS_ID)]
     else:
         output = tokenizer.tokenize([target]).to_list()[0]

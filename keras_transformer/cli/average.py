@@ -1,13 +1,11 @@
 """`keras-transformer average`: the mean of the last checkpoints (§6.1)."""
 
 import os
-import re
 
 from keras_transformer.cli.run_directory import RunDirectory
 from keras_transformer.cli.user_error import UserError
+from keras_transformer.training import checkpoint_step, record_path
 from keras_transformer.training.atomic_files import atomic_write_json, read_json
-
-STEP = re.compile(r"ckpt-(\d+)\.weights\.h5")
 
 
 def average(run_dir, last=None, verbose=1):
@@ -28,8 +26,8 @@ def average(run_dir, last=None, verbose=1):
     Returns:
         The path of the averaged `.weights.h5`.
     """
-    # Imported here: savedmodels sits above keras_transformer (DESIGN.md), and
-    # only the command line reaches into it.
+    # Imported here: savedmodels sits above keras_transformer (BUILD_NOTES.md,
+    # "Packages"), and only the command line reaches into it.
     from savedmodels import average_checkpoints
 
     run = RunDirectory(run_dir)
@@ -40,15 +38,15 @@ def average(run_dir, last=None, verbose=1):
     checkpoints = run.checkpoints()[-last:]
     if not checkpoints:
         raise UserError(f"No checkpoints to average in {run.checkpoint_dir}.")
-    steps = [int(STEP.fullmatch(os.path.basename(p))[1]) for p in checkpoints]
+    steps = [checkpoint_step(path) for path in checkpoints]
     name = f"avg-{steps[0]:08d}-{steps[-1]:08d}-n{len(steps)}"
     output = os.path.join(run.averaged_dir, f"{name}.weights.h5")
     if not os.path.exists(output):
         os.makedirs(run.averaged_dir, exist_ok=True)
         average_checkpoints(checkpoints, output)
-        record = read_json(checkpoints[-1].replace(".weights.h5", ".json"))
+        record = read_json(record_path(checkpoints[-1]))
         record.update(averaged_steps=steps, step=steps[-1])
-        atomic_write_json(record, output.replace(".weights.h5", ".json"))
+        atomic_write_json(record, record_path(output))
     if verbose:
         print(f"Averaged {len(steps)} checkpoint(s), steps {steps}: {output}")
     return output

@@ -1,8 +1,7 @@
-"""A recipe's data: parallel text splits and the tokenizer that goes with them."""
+"""Reading a recipe's data: the parallel text of its splits (the first step of
+`prepare`; evaluation and the demo read their splits here too)."""
 
 import os
-
-import keras
 
 import pipelines
 from keras_transformer.cli.user_error import UserError
@@ -47,51 +46,3 @@ def read_texts(recipe, split, limit=None):
         sources.append(source.decode("utf-8"))
         references.append(target.decode("utf-8"))
     return sources, references
-
-
-def train_tokenizer(recipe, pairs):
-    """Trains the recipe's shared subword vocabulary on `pairs` (§5.1)."""
-    texts = pipelines.sample_texts(
-        pairs, max_pairs=recipe.tokenizer_sample_pairs, seed=recipe.seed
-    )
-    kind = {
-        "sentencepiece": pipelines.SentencePieceTokenizer,
-        "wordpiece": pipelines.WordPieceTokenizer,
-    }[recipe.tokenizer]
-    try:
-        return kind.train(texts, vocab_size=recipe.vocab_size)
-    except RuntimeError as error:  # SentencePiece's trainer reports bad settings so
-        raise UserError(f"Tokenizer training failed: {error}") from None
-
-
-def load_run_tokenizer(run, seed):
-    """Seeds Keras, then loads the run's tokenizer.
-
-    The order matters: with tensorflow-text 2.21 setting a seed frees the
-    resources of SentencePiece tokenizers that already exist.
-    """
-    keras.utils.set_random_seed(seed)
-    if not os.path.exists(run.tokenizer_path):
-        raise UserError(
-            f"No tokenizer at {run.tokenizer_path}; run `keras-transformer prepare` "
-            "first."
-        )
-    return pipelines.load_tokenizer(run.tokenizer_path)
-
-
-def source_ids_fn(tokenizer):
-    """`fn(str) -> list of int`: source ids with eos, as the pipeline makes them."""
-
-    def tokenize(text):
-        return tokenizer.tokenize([text]).to_list()[0] + [pipelines.EOS_ID]
-
-    return tokenize
-
-
-def detokenize_fn(tokenizer):
-    """`fn(list of int) -> str`."""
-
-    def detokenize(ids):
-        return tokenizer.detokenize([ids]).numpy()[0].decode("utf-8")
-
-    return detokenize

@@ -4,6 +4,7 @@ import os
 
 from keras_transformer.cli.run_directory import RunDirectory
 from keras_transformer.cli.trained_model import load_trained_model
+from keras_transformer.training import record_path
 from keras_transformer.training.atomic_files import read_json
 
 
@@ -12,18 +13,20 @@ def export(
     weights=None,
     version=None,
     overwrite=False,
-    tf_text_version="2.20",
+    tf_text_version=None,
     verbose=1,
 ):
     """Exports tokenizer + weights + beam search to `<run_dir>/export/<version>/`.
 
-    The beam size and alpha of `serving_default` are the recipe's (§6.1);
-    the record beside the export names the weights, the averaged steps and,
-    when `evaluate` has run on the test split, its BLEU and signature. Inputs
-    are truncated to the recipe's training length (`max_length` pieces), which
-    also bounds the export's fixed decoding buffer (`max_length` + 50).
+    `serving_default` decodes with the recipe's `decoding` (§6.1); the record
+    beside the export names the weights, the averaged steps and, when
+    `evaluate` has run on the test split, its BLEU and signature. Inputs are
+    truncated to the recipe's training length (`max_train_length` positions,
+    eos included), which also bounds the export's fixed decoding buffer
+    (`max_train_length` + `max_extra_length`); see `translator_arguments`.
     `tf_text_version` is the tensorflow-text release of the target TF Serving
-    for the op check (`None` skips it).
+    for the op check: `None` for the release stock TF Serving links
+    (`savedmodels.export_translator`'s default), `"none"` to skip the check.
 
     Returns:
         The path of the written version directory.
@@ -33,7 +36,7 @@ def export(
     recipe, tokenizer, model, weights = load_trained_model(run_dir, weights)
     run = RunDirectory(run_dir)
     record = {"recipe": recipe.to_dict(), "weights": os.path.abspath(weights)}
-    weights_record = weights.replace(".weights.h5", ".json")
+    weights_record = record_path(weights)
     if os.path.exists(weights_record):
         checkpoint = read_json(weights_record)
         record["step"] = checkpoint.get("step")
@@ -52,14 +55,43 @@ def export(
         run.export_dir,
         version=version,
         overwrite=overwrite,
-        beam_size=recipe.beam_size,
-        alpha=recipe.alpha,
-        max_extra_length=recipe.max_extra_length,
-        max_input_length=recipe.max_length,
-        max_beam_size=recipe.max_beam_size,
         record=record,
-        serving_tf_text_version=tf_text_version,
+        **translator_arguments(recipe),
+        **_op_check(tf_text_version),
     )
     if verbose:
         print(f"SavedModel: {path}")
     return path
+
+
+def translator_arguments(recipe, decoding=None, max_beam_size=None):
+    """The `TranslatorModule` arguments of a run, shared by `export` and
+    `translate --run-dir`, so that both turn a line into the same ids and
+    decode it the same way.
+
+    Args:
+        recipe: the run's `Recipe`.
+        decoding: a `DecodingConfig`, or `None` for the recipe's.
+        max_beam_size: int, or `None` for the recipe's (at least the beam
+            size of `decoding`).
+    """
+    decoding = recipe.decoding if decoding is None else decoding
+    if max_beam_size is None:
+        max_beam_size = max(recipe.max_beam_size, decoding.beam_size)
+    return {
+        "decoding": decoding,
+        # The export's inputs are cut to the training length (the model
+        # never saw longer sources), by the same `encode_sources` as
+        # evaluation's.
+        "max_input_length": recipe.max_train_length,
+        "max_beam_size": max_beam_size,
+    }
+
+
+def _op_check(tf_text_version):
+    """`export_translator`'s op-check argument for `--tf-text-version`."""
+    if tf_text_version is None:
+        return {}  # the export's default target
+    if str(tf_text_version).strip().lower() == "none":
+        return {"serving_tf_text_version": None}  # no check
+    return {"serving_tf_text_version": tf_text_version}

@@ -3,6 +3,7 @@
 import argparse
 import json
 import os
+import re
 import sys
 
 from keras_transformer.cli.user_error import UserError
@@ -60,9 +61,7 @@ def _evaluate(args):
         split=args.split,
         weights=args.weights,
         limit=args.limit,
-        method=args.method,
-        beam_size=args.beam_size,
-        alpha=args.alpha,
+        decoding=_decoding_overrides(args),
         paper_style=args.paper_style,
     )
 
@@ -72,29 +71,26 @@ def _translate(args):
 
     if args.input != "-" and not os.path.exists(args.input):
         raise UserError(f"No such input file: {args.input}")
-    translator = load_translator(
-        args.run_dir, args.export, args.weights, max_beam_size=args.beam_size
+    translator, decoding = load_translator(
+        args.run_dir, args.export, args.weights, _decoding_overrides(args)
     )
+    options = {"decoding": decoding, "batch_size": args.batch_size}
     progress = sys.stderr if args.input != "-" and sys.stderr.isatty() else None
     if args.input == "-":
-        translate_lines(translator, sys.stdin, **_decoding(args))
+        translate_lines(translator, sys.stdin, **options)
         return
     with open(args.input, encoding="utf-8", errors="replace") as f:
         total = sum(1 for _ in f)
     with open(args.input, encoding="utf-8", errors="replace") as f:
-        translate_lines(
-            translator, f, total=total, progress=progress, **_decoding(args)
-        )
+        translate_lines(translator, f, total=total, progress=progress, **options)
 
 
-def _decoding(args):
-    return {
-        "beam_size": args.beam_size,
-        "alpha": args.alpha,
-        "max_extra_length": args.max_extra_length,
-        "n_best": args.n_best,
-        "batch_size": args.batch_size,
-    }
+def _decoding_overrides(args):
+    """The decoding options given on the command line, `{field: value}`; an
+    option left out is absent, so the run's (or the paper's) value holds."""
+    names = ("method", "beam_size", "alpha", "max_extra_length", "n_best")
+    values = {name: getattr(args, name, None) for name in names}
+    return {name: value for name, value in values.items() if value is not None}
 
 
 def _export(args):
@@ -105,6 +101,7 @@ def _export(args):
         weights=args.weights,
         version=args.version,
         overwrite=args.overwrite,
+        tf_text_version=args.tf_text_version,
     )
 
 
@@ -166,12 +163,29 @@ def _add_recipe_arguments(parser, steps=False):
         )
 
 
-def _add_decoding_arguments(parser):
-    parser.add_argument("--beam-size", type=int, default=4, help="Beam size (§6.1: 4).")
-    parser.add_argument("--alpha", type=float, default=0.6, help="Length penalty.")
+def _add_decoding_arguments(parser, where):
+    """Decoding options; each defaults to `where`'s value (the run's recipe,
+    whose own default is the paper's `DecodingConfig`, §6.1)."""
+    parser.add_argument("--beam-size", type=int, help=f"Beam size K. Default: {where}.")
     parser.add_argument(
-        "--max-extra-length", type=int, default=50, help="Output length = input + N."
+        "--alpha", type=float, help=f"Length penalty exponent. Default: {where}."
     )
+    parser.add_argument(
+        "--max-extra-length",
+        type=int,
+        help=f"Output length = input length + N. Default: {where}.",
+    )
+
+
+def _tf_text_version(value):
+    """`--tf-text-version`: a release such as 2.20, or `none` (no op check)."""
+    if value.strip().lower() == "none":
+        return "none"
+    if not re.fullmatch(r"\d+\.\d+(\.\d+)?", value.strip()):
+        raise argparse.ArgumentTypeError(
+            f"expected a release such as 2.20, or none. Received: {value!r}"
+        )
+    return value.strip()
 
 
 def build_parser():
@@ -241,9 +255,10 @@ def build_parser():
     evaluate.add_argument("--split", help="Default: the recipe's test split.")
     evaluate.add_argument("--weights", help="Default: newest averaged, else newest.")
     evaluate.add_argument("--limit", type=int, help="Only the first N sentences.")
-    evaluate.add_argument("--method", default="beam", choices=["beam", "greedy"])
-    evaluate.add_argument("--beam-size", type=int, help="Default: the recipe's.")
-    evaluate.add_argument("--alpha", type=float, help="Default: the recipe's.")
+    evaluate.add_argument(
+        "--method", choices=["beam", "greedy"], help="Default: the recipe's."
+    )
+    _add_decoding_arguments(evaluate, "the recipe's")
     evaluate.add_argument(
         "--paper-style",
         action="store_true",
@@ -258,8 +273,10 @@ def build_parser():
     translate.add_argument("--export", help="Or with an exported SavedModel version.")
     translate.add_argument("--weights", help="With --run-dir: a weights file.")
     translate.add_argument("--input", default="-", help="Input file; - for stdin.")
-    _add_decoding_arguments(translate)
-    translate.add_argument("--n-best", type=int, default=1, help="Hypotheses per line.")
+    _add_decoding_arguments(translate, "the run's recipe, or the export's")
+    translate.add_argument(
+        "--n-best", type=int, help="Hypotheses per line. Default: 1."
+    )
     translate.add_argument("--batch-size", type=int, default=32)
     translate.set_defaults(handler=_translate)
 
@@ -272,9 +289,9 @@ def build_parser():
     export.add_argument("--overwrite", action="store_true")
     export.add_argument(
         "--tf-text-version",
-        default="2.20",
+        type=_tf_text_version,
         help="tensorflow-text release of the target TF Serving, for the op check "
-        "('none' skips it).",
+        "('none' skips it). Default: the release stock TF Serving links.",
     )
     export.set_defaults(handler=_export)
 
@@ -300,7 +317,10 @@ def build_parser():
 
 
 def main(argv=None):
+    from keras_transformer.process_defaults import tune_memory
+
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    tune_memory()  # a program's choice, made here (process_defaults)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

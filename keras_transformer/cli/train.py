@@ -4,12 +4,13 @@ import os
 import time
 
 import pipelines
-from keras_transformer.cli.data import load_pairs, load_run_tokenizer
-from keras_transformer.cli.prepare import batching_config, prepare
+from keras_transformer.cli.batching_plan import batching_plan
+from keras_transformer.cli.data import load_pairs
+from keras_transformer.cli.prepare import prepare
 from keras_transformer.cli.run_directory import RunDirectory
+from keras_transformer.cli.run_tokenizer import load_run_tokenizer
 from keras_transformer.cli.user_error import UserError
 from keras_transformer.models.builder import build_transformer
-from keras_transformer.recipes import plan_batches
 from keras_transformer.training import (
     compile_transformer,
     fit_resumable,
@@ -22,7 +23,8 @@ from keras_transformer.training.step_counter import optimizer_step
 
 def checkpoint_record(recipe, tokenizer, model, strategy_name, replicas, plan):
     """What `RotatingCheckpoints` writes beside each checkpoint."""
-    tokens_per_step, accumulation = plan
+    config, accumulation = plan
+    tokens_per_step = config.tokens_per_batch
     return {
         "recipe": recipe.name,
         "model_config": model.get_config(),
@@ -38,7 +40,7 @@ def compile_recipe(model, recipe, accumulation=1, jit_compile="auto"):
     """`compile_transformer` with the recipe's loss and schedule settings."""
     return compile_transformer(
         model,
-        label_smoothing=recipe.label_smoothing,
+        label_smoothing=recipe.effective_label_smoothing,
         warmup_steps=recipe.warmup_steps,
         learning_rate_scale=recipe.learning_rate_scale,
         gradient_accumulation_steps=accumulation if accumulation > 1 else None,
@@ -87,11 +89,9 @@ def train(recipe, run_dir, strategy="default", verbose=1, jit_compile="auto"):
         run = wait_until_prepared(run_dir, verbose=verbose)
     tokenizer = load_run_tokenizer(run, recipe.seed)
     replicas = distribution.num_replicas_in_sync
-    plan = plan_batches(recipe, replicas)
-    tokens_per_step, accumulation = plan
-    config = batching_config(
-        recipe, run, tokens_per_step, num_replicas=replicas, static=strategy == "tpu"
-    )
+    plan = batching_plan(recipe, run, replicas, static=strategy == "tpu")
+    config, accumulation = plan
+    tokens_per_step = config.tokens_per_batch
     dataset = pipelines.make_dataset(
         load_pairs(recipe, recipe.train_split), tokenizer, config
     )

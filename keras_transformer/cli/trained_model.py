@@ -3,10 +3,11 @@
 import json
 import os
 
-from keras_transformer.cli.data import load_run_tokenizer
 from keras_transformer.cli.run_directory import RunDirectory
+from keras_transformer.cli.run_tokenizer import load_run_tokenizer
 from keras_transformer.cli.user_error import UserError
 from keras_transformer.models.builder import build_transformer
+from keras_transformer.training import record_path
 
 
 def load_trained_model(run_dir, weights=None):
@@ -23,9 +24,9 @@ def load_trained_model(run_dir, weights=None):
     weights = weights or run.latest_weights()
     if not os.path.exists(weights):
         raise UserError(f"No such weights file: {weights}")
-    record_path = weights.replace(".weights.h5", ".json")
-    if os.path.exists(record_path):
-        with open(record_path) as f:
+    weights_record = record_path(weights)
+    if os.path.exists(weights_record):
+        with open(weights_record) as f:
             fingerprint = json.load(f).get("tokenizer_fingerprint")
         if fingerprint not in (None, tokenizer.fingerprint):
             raise UserError(

@@ -1,16 +1,30 @@
 """`keras-transformer translate`: lines in, translations out (n-best optional)."""
 
+import json
+import os
 import sys
 
 from keras_transformer.cli.user_error import UserError
+from keras_transformer.decoding.decoding_config import DecodingConfig
 
 
-def load_translator(run_dir=None, export_dir=None, weights=None, max_beam_size=4):
-    """A `fn(texts, beam_size, alpha, max_extra_length, n_best) -> (translations
-    [B, n] str, scores [B, n])` from a run directory or an exported SavedModel.
+def load_translator(run_dir=None, export_dir=None, weights=None, overrides=None):
+    """The translator of a run directory or of an exported SavedModel.
 
     Both run the exported search (`savedmodels.TranslatorModule`): in-process
-    from a run's weights, or the SavedModel's `translate` signature.
+    from a run's weights (with the arguments `export` uses,
+    `translator_arguments`), or the SavedModel's `translate` signature.
+
+    Args:
+        run_dir, export_dir: exactly one of them.
+        weights: with `run_dir`, a weights file (default: the newest).
+        overrides: dict or `None`. `DecodingConfig` fields given by the user;
+            the others are the run's recipe's, or the export's recorded ones.
+
+    Returns:
+        `(translator, decoding)`: `translator(texts, decoding) ->
+        (translations [B, n] str, scores [B, n])` and the `DecodingConfig`
+        to use.
     """
     import tensorflow as tf
 
@@ -25,76 +39,85 @@ def load_translator(run_dir=None, export_dir=None, weights=None, max_beam_size=4
             raise UserError(
                 f"Cannot load the SavedModel {export_dir}: {error}"
             ) from None
+        decoding = _export_decoding(export_dir).with_overrides(**(overrides or {}))
     else:
+        from keras_transformer.cli.export import translator_arguments
         from keras_transformer.cli.trained_model import load_trained_model
         from savedmodels import TranslatorModule
 
-        _, tokenizer, model, _ = load_trained_model(run_dir, weights)
-        module = TranslatorModule(
-            model, tokenizer, beam_size=max_beam_size, max_beam_size=max_beam_size
-        )
-        signature = module.translate
+        recipe, tokenizer, model, _ = load_trained_model(run_dir, weights)
+        decoding = recipe.decoding.with_overrides(**(overrides or {}))
+        # Traces the searches up to the asked beam only (one per beam size).
+        arguments = translator_arguments(recipe, decoding, decoding.beam_size)
+        signature = TranslatorModule(model, tokenizer, **arguments).translate
 
-    def run(texts, beam_size, alpha, max_extra_length, n_best):
+    def run(texts, decoding):
         outputs = signature(
             text=tf.constant(texts, tf.string),
-            beam_size=tf.constant(beam_size, tf.int32),
-            alpha=tf.constant(alpha, tf.float32),
-            max_extra_length=tf.constant(max_extra_length, tf.int32),
-            n_best=tf.constant(n_best, tf.int32),
+            beam_size=tf.constant(decoding.beam_size, tf.int32),
+            alpha=tf.constant(decoding.alpha, tf.float32),
+            max_extra_length=tf.constant(decoding.max_extra_length, tf.int32),
+            n_best=tf.constant(decoding.n_best, tf.int32),
         )
         translations = [
             [t.decode("utf-8") for t in row] for row in outputs["translations"].numpy()
         ]
         return translations, outputs["scores"].numpy().tolist()
 
-    return run
+    return run, decoding
+
+
+def _export_decoding(export_dir):
+    """The `DecodingConfig` an export was written with (its record), else the
+    paper's."""
+    from savedmodels.export import RECORD_PATH
+
+    path = os.path.join(export_dir, RECORD_PATH)
+    if not os.path.exists(path):
+        return DecodingConfig()
+    with open(path, encoding="utf-8") as f:
+        recorded = json.load(f).get("decoding", {})
+    fields = DecodingConfig.__dataclass_fields__
+    return DecodingConfig(**{k: v for k, v in recorded.items() if k in fields})
 
 
 def translate_lines(
     translator,
     lines,
     output=None,
-    beam_size=4,
-    alpha=0.6,
-    max_extra_length=50,
-    n_best=1,
+    decoding=None,
     batch_size=32,
     total=None,
     progress=None,
 ):
     """Translates an iterable of lines in batches, writing as it goes.
 
-    With `n_best == 1` one translation per line; otherwise `n_best` lines per
-    input in the Moses n-best format `index ||| translation ||| score`. An
-    empty line gives an empty translation (score 0).
+    With `decoding.n_best == 1` one translation per line; otherwise `n_best`
+    lines per input in the Moses n-best format `index ||| translation |||
+    score`. An empty line gives an empty translation (score 0).
 
     Args:
         translator: from `load_translator`.
         lines: iterable of str (newlines are stripped).
         output: a text stream. Defaults to `sys.stdout` at call time.
+        decoding: a `DecodingConfig`. Defaults to `DecodingConfig()`.
+        batch_size: int. Lines per call. Defaults to `32`.
         total: int or `None`. Number of lines, for the progress display.
         progress: a text stream for progress (e.g. stderr) or `None`.
 
     Returns:
         The number of lines translated.
     """
-    if n_best > beam_size:
-        raise UserError(
-            f"--n-best cannot exceed --beam-size. Received: n_best={n_best}, "
-            f"beam_size={beam_size}"
-        )
+    decoding = DecodingConfig() if decoding is None else decoding
     output = sys.stdout if output is None else output
     count = 0
     batch = []
 
     def flush():
         nonlocal count
-        translations, scores = translator(
-            batch, beam_size, alpha, max_extra_length, n_best
-        )
+        translations, scores = translator(batch, decoding)
         for row, row_scores in zip(translations, scores, strict=True):
-            if n_best == 1:
+            if decoding.n_best == 1:
                 output.write(f"{row[0]}\n")
             else:
                 for text, score in zip(row, row_scores, strict=True):

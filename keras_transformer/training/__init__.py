@@ -17,7 +17,9 @@ from keras_transformer.training.masked_token_accuracy import MaskedTokenAccuracy
 from keras_transformer.training.perplexity import Perplexity
 from keras_transformer.training.rotating_checkpoints import (
     RotatingCheckpoints,
+    checkpoint_step,
     list_checkpoints,
+    record_path,
 )
 from keras_transformer.training.throughput import TargetTokens, ThroughputLogger
 from keras_transformer.training.time_limit import TimeLimit
@@ -35,10 +37,12 @@ __all__ = [
     "TimeLimit",
     "TrainingBackup",
     "TransformerSchedule",
+    "checkpoint_step",
     "compile_transformer",
     "fit_resumable",
     "is_chief",
     "list_checkpoints",
     "make_strategy",
+    "record_path",
     "worker_count",
 ]

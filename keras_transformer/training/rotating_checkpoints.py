@@ -16,6 +16,7 @@ from keras_transformer.training.distribution import is_chief
 from keras_transformer.training.step_counter import optimizer_step
 
 CHECKPOINT_PATTERN = re.compile(r"ckpt-(\d+)\.weights\.h5")
+WEIGHTS_SUFFIX = ".weights.h5"
 
 
 class RotatingCheckpoints(keras.callbacks.Callback):
@@ -96,8 +97,30 @@ class RotatingCheckpoints(keras.callbacks.Callback):
         self._last_step, self._last_time = step, time.monotonic()
         for old in list_checkpoints(self.directory)[: -self.keep]:
             os.remove(old)
-            if os.path.exists(old.replace(".weights.h5", ".json")):
-                os.remove(old.replace(".weights.h5", ".json"))
+            if os.path.exists(record_path(old)):
+                os.remove(record_path(old))
+
+
+def record_path(weights_path):
+    """The JSON record beside a `.weights.h5` file (checkpoint or average):
+    `ckpt-00000100.weights.h5` -> `ckpt-00000100.json`."""
+    weights_path = os.fspath(weights_path)
+    if not weights_path.endswith(WEIGHTS_SUFFIX):
+        raise ValueError(
+            f"Expected a path ending in {WEIGHTS_SUFFIX}. "
+            f"Received: weights_path={weights_path!r}"
+        )
+    return weights_path[: -len(WEIGHTS_SUFFIX)] + ".json"
+
+
+def checkpoint_step(path):
+    """The step of a `ckpt-<step>.weights.h5` path."""
+    match = CHECKPOINT_PATTERN.fullmatch(os.path.basename(path))
+    if match is None:
+        raise ValueError(
+            f"Expected a ckpt-<step>.weights.h5 file. Received: path={path!r}"
+        )
+    return int(match[1])
 
 
 def list_checkpoints(directory):
@@ -107,6 +130,4 @@ def list_checkpoints(directory):
         for path in glob.glob(os.path.join(directory, "ckpt-*.weights.h5"))
         if CHECKPOINT_PATTERN.fullmatch(os.path.basename(path))
     ]
-    return sorted(
-        paths, key=lambda p: int(CHECKPOINT_PATTERN.fullmatch(os.path.basename(p))[1])
-    )
+    return sorted(paths, key=checkpoint_step)

@@ -1,7 +1,7 @@
 import pytest
 
 from keras_transformer import TransformerConfig
-from keras_transformer.presets import PRESETS
+from keras_transformer.presets import PRESETS, training_values
 
 # Table 3, one tuple per row: (N, d_model, d_ff, h, d_k, d_v, P_drop, eps_ls).
 TABLE_3 = {
@@ -32,14 +32,25 @@ TABLE_3 = {
 def test_table_3_rows(name):
     c = TransformerConfig.from_preset(name)
     row = (c.num_layers, c.d_model, c.d_ff, c.num_heads, c.key_dim, c.value_dim)
-    assert row + (c.dropout, c.label_smoothing) == TABLE_3[name]
+    eps_ls = training_values(name)["label_smoothing"]
+    assert row + (c.dropout, eps_ls) == TABLE_3[name]
     expected_positions = "learned" if name == "table3_E" else "sinusoidal"
     assert c.position_encoding == expected_positions
 
 
 def test_big_trains_300k_steps_and_base_100k():
-    assert TransformerConfig.from_preset("big").train_steps == 300_000
-    assert TransformerConfig.from_preset("base").train_steps == 100_000
+    assert training_values("big")["train_steps"] == 300_000
+    assert training_values("base")["train_steps"] == 100_000
+    # Table 3: unlisted values are the base model's.
+    assert training_values("table3_D4") == {
+        "train_steps": 100_000,
+        "label_smoothing": 0.2,
+    }
+
+
+def test_training_values_of_an_unknown_preset_name_it():
+    with pytest.raises(ValueError, match="name='huge'"):
+        training_values("huge")
 
 
 def test_parsing_presets_follow_section_6_3():

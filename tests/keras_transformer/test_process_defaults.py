@@ -13,8 +13,11 @@ _GLIBC = hasattr(ctypes.CDLL(None), "mallinfo2")
 _PROBE = textwrap.dedent(
     """
     import ctypes, sys
-    if sys.argv[1] == "import":
+    if sys.argv[1] in ("import", "tune"):
         import keras_transformer
+    if sys.argv[1] == "tune":
+        from keras_transformer.process_defaults import tune_memory
+        tune_memory()
     libc = ctypes.CDLL(None)
     class Info(ctypes.Structure):
         _fields_ = [(n, ctypes.c_size_t) for n in
@@ -47,14 +50,38 @@ def _mmapped_bytes_of_1_mib(mode, **environment):
 
 
 @pytest.mark.skipif(not _GLIBC, reason="glibc's mallinfo2 is needed to observe it")
-def test_import_keeps_the_mmap_threshold_at_128_kib():
-    # Without the package glibc raised its threshold after the 8 MiB free:
-    # the 1 MiB block came from an arena (0 bytes more mmapped).
+def test_import_leaves_mallopt_untouched():
+    # glibc raises its threshold after the 8 MiB free: the 1 MiB block comes
+    # from an arena (0 bytes more mmapped), with or without the package.
     assert _mmapped_bytes_of_1_mib("plain") == 0
-    assert _mmapped_bytes_of_1_mib("import") >= 1 << 20
+    assert _mmapped_bytes_of_1_mib("import") == 0
+
+
+@pytest.mark.skipif(not _GLIBC, reason="glibc's mallinfo2 is needed to observe it")
+def test_tune_memory_keeps_the_mmap_threshold_at_128_kib():
+    assert _mmapped_bytes_of_1_mib("tune") >= 1 << 20
 
 
 @pytest.mark.skipif(not _GLIBC, reason="glibc's mallinfo2 is needed to observe it")
 def test_a_user_threshold_is_kept():
-    mmapped = _mmapped_bytes_of_1_mib("import", MALLOC_MMAP_THRESHOLD_="4194304")
+    mmapped = _mmapped_bytes_of_1_mib("tune", MALLOC_MMAP_THRESHOLD_="4194304")
     assert mmapped == 0
+
+
+def test_import_sets_only_the_documented_onednn_default():
+    probe = (
+        "import os, keras_transformer; print(os.environ.get('TF_ENABLE_ONEDNN_OPTS'))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "TF_ENABLE_ONEDNN_OPTS"}
+    for preset, expected in ((None, "1"), ("0", "0")):
+        if preset is not None:
+            env["TF_ENABLE_ONEDNN_OPTS"] = preset
+        result = subprocess.run(
+            [sys.executable, "-c", probe],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            check=True,
+        )
+        assert result.stdout.split()[-1] == expected

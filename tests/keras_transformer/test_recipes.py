@@ -6,11 +6,15 @@ import pytest
 import tensorflow_datasets as tfds
 
 from keras_transformer import build_transformer
-from keras_transformer.cli.data import load_pairs, train_tokenizer
-from keras_transformer.cli.prepare import batching_config
+from keras_transformer.cli.batching_plan import batching_config, plan_batches
+from keras_transformer.cli.data import load_pairs
+from keras_transformer.cli.export import translator_arguments
 from keras_transformer.cli.run_directory import RunDirectory
+from keras_transformer.cli.run_tokenizer import train_tokenizer
 from keras_transformer.cli.train import compile_recipe, train
-from keras_transformer.recipes import RECIPES, Recipe, get_recipe, plan_batches
+from keras_transformer.decoding.decoding_config import DecodingConfig
+from keras_transformer.presets import PRESETS, training_values
+from keras_transformer.recipes import RECIPES, Recipe, get_recipe
 from pipelines import make_dataset
 
 TABLE3 = sorted(name for name in RECIPES if "table3" in name)
@@ -21,8 +25,14 @@ def test_the_paper_recipes_state_the_papers_settings():
     en_fr = get_recipe("wmt14_en_fr_big")
     for recipe in (base, big, en_fr):
         assert (recipe.tokens_per_batch, recipe.warmup_steps) == (25_000, 4_000)
-        assert (recipe.beam_size, recipe.alpha, recipe.max_extra_length) == (4, 0.6, 50)
-        assert recipe.label_smoothing == 0.1 and recipe.checkpoint_every_minutes == 10
+        decoding = recipe.decoding
+        assert (decoding.beam_size, decoding.alpha, decoding.max_extra_length) == (
+            4,
+            0.6,
+            50,
+        )
+        assert recipe.effective_label_smoothing == 0.1
+        assert recipe.checkpoint_every_minutes == 10
         assert recipe.data_source == "tfds"
     assert (base.vocab_size, base.average_last, base.total_train_steps) == (
         37_000,
@@ -53,11 +63,23 @@ def test_fewer_devices_accumulate_to_the_papers_batch(replicas, expected):
 
 
 def test_overrides_and_round_trip():
-    recipe = get_recipe("wmt14_en_de_big", warmup_steps=8000, **{"model.dropout": 0.2})
+    recipe = get_recipe(
+        "wmt14_en_de_big",
+        warmup_steps=8000,
+        **{"model.dropout": 0.2, "decoding.beam_size": 6, "decoding.alpha": 1.0},
+    )
     assert recipe.warmup_steps == 8000
     assert recipe.model_config(100).dropout == 0.2
     assert recipe.model_config(100).d_model == 1024
+    assert recipe.decoding == DecodingConfig(beam_size=6, alpha=1.0)
     assert Recipe.from_dict(recipe.to_dict()) == recipe
+
+
+def test_a_record_of_another_version_names_its_fields():
+    data = get_recipe("demo").to_dict()
+    data["max_length"] = 96
+    with pytest.raises(ValueError, match="max_length"):
+        Recipe.from_dict(data)
 
 
 @pytest.mark.parametrize(
@@ -70,6 +92,11 @@ def test_overrides_and_round_trip():
         ({"train_minutes": 0}, "train_minutes=0"),
         ({"train_minutes": "none"}, "train_minutes='none'"),
         ({"bucket_scale": True}, "bucket_scale=True"),
+        ({"label_smoothing": 1.0}, "label_smoothing=1.0"),
+        ({"decoding.beam_size": 9}, "decoding.beam_size=9"),
+        ({"decoding.alpha": -1.0}, "alpha=-1.0"),
+        ({"decoding.beems": 2}, "beems"),
+        ({"max_train_length": 300}, "max_train_length=300"),
     ],
 )
 def test_bad_overrides_name_the_value(overrides, message):
@@ -104,7 +131,11 @@ def _shrunk(recipe):
         "model.d_k": 4 if config.d_k is not None else None,
         "model.d_v": 4 if config.d_v is not None else None,
     }
-    budget = {"tokens_per_batch": 256, "max_tokens_per_replica": 128, "max_length": 64}
+    budget = {
+        "tokens_per_batch": 256,
+        "max_tokens_per_replica": 128,
+        "max_train_length": 64,
+    }
     recipe = recipe.with_overrides({**SHRINK, **model, **budget, "steps_per_epoch": 1})
     if recipe.data_source == "bundled":
         recipe = dataclasses.replace(
@@ -151,3 +182,114 @@ def test_the_train_command_path_makes_one_update(name, tmp_path):
     assert [p.name for p in (tmp_path / "checkpoints").glob("*.h5")] == [
         "ckpt-00000001.weights.h5"
     ]
+
+
+# The paper's names of the config and the Keras names the model stores them
+# under, written out here (not read from the builder) so that a value the
+# builder dropped or misrouted fails.
+MODEL_FIELDS = {
+    "num_layers": "num_layers",
+    "d_model": "hidden_dim",
+    "d_ff": "intermediate_dim",
+    "num_heads": "num_heads",
+    "d_k": "key_dim",
+    "d_v": "value_dim",
+    "dropout": "dropout",
+    "attention_dropout": "attention_dropout",
+    "relu_dropout": "activation_dropout",
+    "position_encoding": "position_encoding",
+    "max_position_length": "max_sequence_length",
+    "shared_embeddings": "shared_embeddings",
+    "tie_output_embeddings": "tie_output_embeddings",
+    "normalize_first": "normalize_first",
+    "layer_norm_epsilon": "layer_norm_epsilon",
+    "source_vocab_size": "source_vocab_size",
+}
+
+
+@pytest.mark.parametrize("name", sorted(RECIPES))
+def test_every_preset_value_reaches_the_object_that_uses_it(name):
+    recipe = RECIPES[name]
+    preset = PRESETS[recipe.preset]
+    # Training values (Table 3 rows D3/D4 vary eps_ls): the compiled loss.
+    training = training_values(recipe.preset)
+    expected_smoothing = (
+        training["label_smoothing"]
+        if recipe.label_smoothing is None
+        else recipe.label_smoothing
+    )
+    expected_steps = (
+        training["train_steps"] if recipe.train_steps is None else (recipe.train_steps)
+    )
+    assert recipe.total_train_steps == expected_steps
+    # Model values: the full-size config, then a one-layer model built from a
+    # copy that keeps every value but the sizes, so that it builds quickly.
+    config = recipe.model_config(recipe.vocab_size)
+    overrides = {**preset["model"], **dict(recipe.model_overrides)}
+    for field, value in overrides.items():
+        assert getattr(config, field) == value, field
+    small = dataclasses.replace(
+        config,
+        num_layers=1,
+        d_model=4 * config.num_heads,
+        d_ff=8,
+        d_k=None if config.d_k is None else 4,
+        d_v=None if config.d_v is None else 4,
+        source_vocab_size=64,
+    )
+    model = build_transformer(small)
+    compile_recipe(model, recipe)
+    stored = model.get_config()
+    for field, key in MODEL_FIELDS.items():
+        assert stored[key] == getattr(small, field), (field, key)
+    assert model.loss.label_smoothing == expected_smoothing
+    schedule = model.optimizer._learning_rate
+    assert schedule.warmup_steps == recipe.warmup_steps
+    assert schedule.scale == recipe.learning_rate_scale
+    # Decoding: the export (and `translate --run-dir`) decode with the
+    # recipe's DecodingConfig, inputs cut to its training length.
+    arguments = translator_arguments(recipe)
+    assert arguments["decoding"] is recipe.decoding
+    assert arguments["max_input_length"] == recipe.max_train_length
+    assert arguments["max_beam_size"] == recipe.max_beam_size
+
+
+def test_table3_d3_and_d4_train_with_their_own_label_smoothing():
+    # The defect this guards against: eps_ls in the model config, read by
+    # nothing, while training took the recipe's 0.1.
+    for name, eps_ls in (
+        ("wmt14_en_de_table3_D3", 0.0),
+        ("wmt14_en_de_table3_D4", 0.2),
+    ):
+        recipe = RECIPES[name]
+        assert recipe.effective_label_smoothing == eps_ls
+        model = build_transformer(
+            dataclasses.replace(
+                recipe.model_config(64), num_layers=1, d_model=16, d_ff=8
+            )
+        )
+        compile_recipe(model, recipe)
+        assert model.loss.label_smoothing == eps_ls
+    # An explicit recipe value still wins over the preset's.
+    assert (
+        get_recipe(
+            "wmt14_en_de_table3_D3", label_smoothing=0.05
+        ).effective_label_smoothing
+        == 0.05
+    )
+
+
+def test_recipe_tokenizers_are_the_registered_kinds():
+    import pipelines
+    from keras_transformer import recipes
+
+    assert recipes.TOKENIZERS == tuple(pipelines.TOKENIZER_KINDS)
+
+
+def test_the_model_side_pad_id_is_the_tokenizers():
+    # keras_transformer may not import pipelines: the CLI, which wires both,
+    # relies on the two definitions agreeing.
+    import pipelines
+    from keras_transformer import PAD_ID
+
+    assert PAD_ID == pipelines.PAD_ID == 0

@@ -7,7 +7,7 @@ from pipelines import BatchingConfig
 
 def test_paper_defaults():
     config = BatchingConfig()
-    assert config.tokens_per_batch == 25_000 and config.max_length == 256
+    assert config.tokens_per_batch == 25_000 and config.max_train_length == 256
     assert config.bucket_lengths[0] == 8 and config.bucket_lengths[-1] == 256
     assert config.bucket_batch_sizes[0] == 3125
     assert not config.static_shapes and config.element_format == "dict"

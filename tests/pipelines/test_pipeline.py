@@ -22,7 +22,9 @@ from pipelines import (
 
 from .conftest import epoch_pairs_and_shapes, expected_kept
 
-SMALL = BatchingConfig(tokens_per_batch=1200, max_length=48, shuffle_buffer_size=500)
+SMALL = BatchingConfig(
+    tokens_per_batch=1200, max_train_length=48, shuffle_buffer_size=500
+)
 
 
 def _bucket_of(length, config):
@@ -69,7 +71,7 @@ def _rows_match_bucket(dataset, config):
 
 def test_bundled_fixture_epoch(fixture_pairs, sp_tokenizer):
     dataset = make_dataset(fixture_pairs, sp_tokenizer, SMALL)
-    expected = expected_kept(fixture_pairs, sp_tokenizer, SMALL.max_length)
+    expected = expected_kept(fixture_pairs, sp_tokenizer, SMALL.max_train_length)
     _check_dynamic_epoch(dataset, expected, SMALL)
     _rows_match_bucket(dataset, SMALL)
     report = count_filtered(fixture_pairs, sp_tokenizer, SMALL)
@@ -81,8 +83,8 @@ def test_bundled_fixture_epoch(fixture_pairs, sp_tokenizer):
 def test_bundled_corpus_epoch_and_static_shapes(sp_tokenizer):
     # 1,835 real pairs (LibreOffice help en-de dev) through the default path.
     pairs = load_bundled(split="dev")
-    config = dataclasses.replace(SMALL, max_length=64, tokens_per_batch=2000)
-    expected = expected_kept(pairs, sp_tokenizer, config.max_length)
+    config = dataclasses.replace(SMALL, max_train_length=64, tokens_per_batch=2000)
+    expected = expected_kept(pairs, sp_tokenizer, config.max_train_length)
     _check_dynamic_epoch(make_dataset(pairs, sp_tokenizer, config), expected, config)
 
     # A smaller budget, so that many bucket pairs fill whole batches.
@@ -103,11 +105,11 @@ def test_bundled_corpus_epoch_and_static_shapes(sp_tokenizer):
 
 
 def test_mock_tfds_epoch():
-    config = dataclasses.replace(SMALL, max_length=16, tokens_per_batch=160)
+    config = dataclasses.replace(SMALL, max_train_length=16, tokens_per_batch=160)
     with tfds.testing.mock_data(num_examples=120):
         pairs = load_tfds("wmt14_translate/de-en", split="train")
         tokenizer = SentencePieceTokenizer.train(sample_texts(pairs), vocab_size=300)
-        expected = expected_kept(pairs, tokenizer, config.max_length)
+        expected = expected_kept(pairs, tokenizer, config.max_train_length)
         report = count_filtered(pairs, tokenizer, config)
         dataset = make_dataset(pairs, tokenizer, config)
         _check_dynamic_epoch(dataset, expected, config)
@@ -138,7 +140,7 @@ def test_shuffle_is_seeded_and_epochs_differ(fixture_pairs, sp_tokenizer):
 
 
 def test_tuple_format_and_cache(fixture_pairs, sp_tokenizer, tmp_path):
-    expected = expected_kept(fixture_pairs, sp_tokenizer, SMALL.max_length)
+    expected = expected_kept(fixture_pairs, sp_tokenizer, SMALL.max_train_length)
     for cache in (True, str(tmp_path / "cache")):
         config = dataclasses.replace(SMALL, element_format="tuple", cache=cache)
         dataset = make_dataset(fixture_pairs, sp_tokenizer, config, training=False)
@@ -170,7 +172,7 @@ def test_feeds_a_keras_model(fixture_pairs, sp_tokenizer):
 @pytest.mark.parametrize("budget", [1200, 5000])
 def test_no_batch_exceeds_budget_with_replicas(fixture_pairs, sp_tokenizer, budget):
     config = dataclasses.replace(SMALL, tokens_per_batch=budget, num_replicas=4)
-    expected = expected_kept(fixture_pairs, sp_tokenizer, config.max_length)
+    expected = expected_kept(fixture_pairs, sp_tokenizer, config.max_train_length)
     dataset = make_dataset(fixture_pairs, sp_tokenizer, config)
     _check_dynamic_epoch(dataset, expected, config)  # sizes multiples of 4
 

@@ -16,6 +16,8 @@ import os
 import keras
 import pytest
 
+from keras_transformer.decoding.decoding_config import DecodingConfig
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FIXTURE = os.path.join(REPO, "pipelines", "data", "fixture", "en-de.tsv")
 MAX_INPUT_LENGTH = 24  # the model's max_sequence_length: truncation is cheap
@@ -65,9 +67,9 @@ def tiny_export(tmp_path_factory):
         model,
         tokenizer,
         base,
+        decoding=DecodingConfig(max_extra_length=10),
         max_beam_size=MAX_BEAM_SIZE,
         max_extra_length_limit=20,
-        max_extra_length=10,
         record={"averaged_steps": [1, 2]},
     )
     return {

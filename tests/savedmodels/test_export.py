@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from keras_transformer import Transformer
+from keras_transformer.decoding.decoding_config import DecodingConfig
 from keras_transformer.decoding.translate import translate
 from pipelines import EOS_ID, PAD_ID, SentencePieceTokenizer
 from savedmodels.export import RECORD_PATH, _next_version, export_translator
@@ -162,9 +163,9 @@ def _reference(exported, source_ids, beam_size, alpha, max_extra_length, n_best)
     ids, scores = translate(
         exported["model"],
         source_ids,
-        beam_size=beam_size,
-        alpha=alpha,
-        max_extra_length=max_extra_length,
+        DecodingConfig(
+            beam_size=beam_size, alpha=alpha, max_extra_length=max_extra_length
+        ),
     )
     return np.array(ids)[:, :n_best], np.array(scores)[:, :n_best]
 
@@ -297,11 +298,13 @@ def test_constructor_validates_arguments(exported):
     tokenizer = SentencePieceTokenizer(exported["model_proto"])
     model = exported["model"]
     with pytest.raises(ValueError, match="n_best=5, beam_size=4"):
-        TranslatorModule(model, tokenizer, n_best=5)
+        TranslatorModule(model, tokenizer, DecodingConfig(n_best=5))
     with pytest.raises(ValueError, match="beam_size=9, max_beam_size=8"):
-        TranslatorModule(model, tokenizer, beam_size=9)
+        TranslatorModule(model, tokenizer, DecodingConfig(beam_size=9))
     with pytest.raises(ValueError, match="alpha=-1"):
-        TranslatorModule(model, tokenizer, alpha=-1.0)
+        TranslatorModule(model, tokenizer, DecodingConfig(alpha=-1.0))
+    with pytest.raises(ValueError, match="method='greedy'"):
+        TranslatorModule(model, tokenizer, DecodingConfig(method="greedy"))
     other = Transformer(
         source_vocab_size=50,
         num_layers=1,

@@ -8,6 +8,7 @@ import keras
 import pytest
 import tensorflow as tf
 
+from keras_transformer.decoding.decoding_config import DecodingConfig
 from pipelines import SentencePieceTokenizer
 from savedmodels.export import export_translator
 from savedmodels.op_compatibility import (
@@ -133,9 +134,8 @@ def test_a_failed_check_publishes_no_version(tiny_export, tmp_path):
             tiny_export["model"],
             tokenizer,
             base,
-            beam_size=1,
+            decoding=DecodingConfig(beam_size=1, max_extra_length=2),
             max_beam_size=1,
-            max_extra_length=2,
             serving_tf_text_version="1.15",
         )
     assert os.listdir(base) == []  # neither a version nor the staging directory

@@ -25,7 +25,7 @@ TINY = [
     "checkpoint_every_minutes=null",
     "warmup_steps=10",
     "train_minutes=null",
-    "beam_size=2",
+    "decoding.beam_size=2",
     "max_beam_size=2",  # two searches traced at export instead of eight
 ]
 

@@ -6,6 +6,7 @@ import h5py
 import numpy as np
 import sacrebleu
 
+import savedmodels.export
 from keras_transformer import cli
 from keras_transformer.cli.data import read_texts
 from keras_transformer.recipes import Recipe
@@ -23,7 +24,7 @@ def _weights(path):
     return values
 
 
-def test_average_evaluate_export_translate(tiny_run, tmp_path, capsys):
+def test_average_evaluate_export_translate(tiny_run, tmp_path, capsys, monkeypatch):
     run = str(tiny_run)
     # average: the mean of the last two checkpoints, with a record.
     assert cli.main(["average", "--run-dir", run, "--last", "2"]) == 0
@@ -56,7 +57,17 @@ def test_average_evaluate_export_translate(tiny_run, tmp_path, capsys):
     assert abs(bleu - scores["bleu"]) < 1e-9
 
     # export: a SavedModel version whose record names the averaged weights.
-    assert cli.main(["export", "--run-dir", run]) == 0
+    # --tf-text-version reaches the op check: an old target refuses the
+    # tensorflow-text ops, `none` skips the check.
+    assert cli.main(["export", "--run-dir", run, "--tf-text-version", "1.15"]) == 2
+    assert "after the target 1.15" in capsys.readouterr().err
+
+    def no_check(*args, **kwargs):
+        raise AssertionError("--tf-text-version none must skip the op check")
+
+    monkeypatch.setattr(savedmodels.export, "check_serving_ops", no_check)
+    assert cli.main(["export", "--run-dir", run, "--tf-text-version", "none"]) == 0
+    monkeypatch.undo()
     export = tiny_run / "export" / "1"
     assert (export / "saved_model.pb").exists()
     exported = json.loads((export / "assets.extra" / "record.json").read_text())
@@ -67,7 +78,10 @@ def test_average_evaluate_export_translate(tiny_run, tmp_path, capsys):
 
     # translate: the export and the run's weights give the same lines.
     source = tmp_path / "input.txt"
-    source.write_text("Click OK.\n\nSelect a cell.\n")
+    # The third line is longer than the recipe's training length (96
+    # positions): both paths cut it the same way (`encode_sources`).
+    long_line = " ".join(["Select a cell and click OK."] * 40)
+    source.write_text(f"Click OK.\n\nSelect a cell.\n{long_line}\n")
     outputs = {}
     for flag, location in (("--export", export), ("--run-dir", run)):
         capsys.readouterr()
@@ -85,7 +99,9 @@ def test_average_evaluate_export_translate(tiny_run, tmp_path, capsys):
         atol=2e-4,
     )
     lines = outputs["--export"]
-    assert [line.split(" ||| ")[0] for line in lines] == ["0", "0", "1", "1", "2", "2"]
+    assert [line.split(" ||| ")[0] for line in lines] == [
+        str(i) for i in range(4) for _ in range(2)
+    ]
     assert lines[2:4] == ["1 |||  ||| 0.0000"] * 2  # empty line -> empty output
     scores = [float(line.split(" ||| ")[2]) for line in lines[:2]]
     assert scores[0] >= scores[1]

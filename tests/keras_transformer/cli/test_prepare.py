@@ -15,7 +15,7 @@ def tiny_recipe():
         "steps_per_epoch",
         "checkpoint_every_steps",
         "warmup_steps",
-        "beam_size",
+        "decoding.beam_size",
         "max_beam_size",
     ):
         overrides[key] = int(overrides[key])

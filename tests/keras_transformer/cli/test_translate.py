@@ -3,13 +3,14 @@ import io
 import pytest
 
 from keras_transformer.cli.translate import translate_lines
-from keras_transformer.cli.user_error import UserError
+from keras_transformer.decoding.decoding_config import DecodingConfig
 
 
 def fake_translator(calls):
     """Upper-cases each line; n-best i appends i stars; score -len - i."""
 
-    def run(texts, beam_size, alpha, max_extra_length, n_best):
+    def run(texts, decoding):
+        n_best = decoding.n_best
         calls.append(len(texts))
         translations = [[t.upper() + "*" * i for i in range(n_best)] for t in texts]
         scores = [[-len(t) - i for i in range(n_best)] for t in texts]
@@ -29,7 +30,8 @@ def test_lines_are_translated_in_order_in_batches():
 
 def test_n_best_uses_the_moses_format():
     output = io.StringIO()
-    translate_lines(fake_translator([]), ["ab", "c"], output, beam_size=2, n_best=2)
+    decoding = DecodingConfig(beam_size=2, n_best=2)
+    translate_lines(fake_translator([]), ["ab", "c"], output, decoding=decoding)
     assert output.getvalue().splitlines() == [
         "0 ||| AB ||| -2.0000",
         "0 ||| AB* ||| -3.0000",
@@ -53,5 +55,7 @@ def test_progress_goes_to_its_own_stream():
 
 
 def test_more_hypotheses_than_beams_is_refused():
-    with pytest.raises(UserError, match="n_best=5, beam_size=4"):
-        translate_lines(fake_translator([]), ["a"], io.StringIO(), n_best=5)
+    # Refused where the options become a DecodingConfig (a ValueError is a
+    # user error at the command line: one line, exit status 2).
+    with pytest.raises(ValueError, match="n_best=5, beam_size=4"):
+        DecodingConfig().with_overrides(n_best=5)

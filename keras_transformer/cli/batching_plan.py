@@ -1,0 +1,56 @@
+"""A run's batching plan (§5.1): the recipe's effective batch split over
+replicas and gradient accumulation steps, as the `BatchingConfig` the input
+pipeline reads. The one owner of the plan: `prepare` (cache and filter report)
+and `train` (batches and accumulation) both take it from here."""
+
+import math
+
+import pipelines
+
+
+def plan_batches(recipe, num_replicas):
+    """Splits the effective batch over replicas and accumulation steps (§5.1).
+
+    Returns:
+        `(tokens_per_step, accumulation_steps)`: the global token budget of one
+        batch fed to `model.fit` and the number of batches per update, such
+        that `tokens_per_step * accumulation_steps` is about
+        `recipe.tokens_per_batch` and each replica holds at most
+        `recipe.max_tokens_per_replica` tokens per side.
+    """
+    if not isinstance(num_replicas, int) or num_replicas < 1:
+        raise ValueError(
+            f"num_replicas must be a positive integer. Received: "
+            f"num_replicas={num_replicas!r}"
+        )
+    per_step_limit = recipe.max_tokens_per_replica * num_replicas
+    accumulation = max(1, math.ceil(recipe.tokens_per_batch / per_step_limit))
+    return recipe.tokens_per_batch // accumulation, accumulation
+
+
+def batching_config(recipe, run, tokens_per_batch, num_replicas=1, static=False):
+    """The recipe's `BatchingConfig` for `tokens_per_batch` global tokens per
+    batch, reading the run's tokenized cache."""
+    return pipelines.BatchingConfig(
+        tokens_per_batch=tokens_per_batch,
+        max_train_length=recipe.max_train_length,
+        bucket_scale=recipe.bucket_scale,
+        num_replicas=num_replicas,
+        static_shapes=static,
+        seed=recipe.seed,
+        cache=run.cache_prefix,
+    )
+
+
+def batching_plan(recipe, run, num_replicas=1, static=False):
+    """The batches of one run: `(BatchingConfig, accumulation_steps)`.
+
+    Args:
+        recipe: a `Recipe`.
+        run: the `RunDirectory` (its cache is read).
+        num_replicas: int. Replicas in sync. Defaults to `1`.
+        static: bool. Static shapes (TPU, XLA). Defaults to `False`.
+    """
+    tokens_per_step, accumulation = plan_batches(recipe, num_replicas)
+    config = batching_config(recipe, run, tokens_per_step, num_replicas, static)
+    return config, accumulation

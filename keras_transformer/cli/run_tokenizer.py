@@ -1,0 +1,55 @@
+"""A run's tokenizer: trained on the recipe's data once (the second step of
+`prepare`), then loaded by every later subcommand."""
+
+import os
+
+import keras
+
+import pipelines
+from keras_transformer.cli.user_error import UserError
+
+
+def train_tokenizer(recipe, pairs):
+    """Trains the recipe's shared subword vocabulary on `pairs` (§5.1)."""
+    texts = pipelines.sample_texts(
+        pairs, max_pairs=recipe.tokenizer_sample_pairs, seed=recipe.seed
+    )
+    kind = pipelines.tokenizer_class(recipe.tokenizer)
+    try:
+        return kind.train(texts, vocab_size=recipe.vocab_size)
+    except RuntimeError as error:  # SentencePiece's trainer reports bad settings so
+        raise UserError(f"Tokenizer training failed: {error}") from None
+
+
+def load_run_tokenizer(run, seed):
+    """Seeds Keras, then loads the run's tokenizer.
+
+    The order matters: with tensorflow-text 2.21 setting a seed frees the
+    resources of SentencePiece tokenizers that already exist.
+    """
+    keras.utils.set_random_seed(seed)
+    if not os.path.exists(run.tokenizer_path):
+        raise UserError(
+            f"No tokenizer at {run.tokenizer_path}; run `keras-transformer prepare` "
+            "first."
+        )
+    return pipelines.load_tokenizer(run.tokenizer_path)
+
+
+def source_ids_fn(tokenizer, max_length):
+    """`fn(str) -> list of int`: one line's source ids by `pipelines.encode_sources`,
+    the path the export takes (pieces cut to `max_length - 1`, then eos)."""
+
+    def tokenize(text):
+        return pipelines.encode_sources(tokenizer, [text], max_length).to_list()[0]
+
+    return tokenize
+
+
+def detokenize_fn(tokenizer):
+    """`fn(list of int) -> str`."""
+
+    def detokenize(ids):
+        return tokenizer.detokenize([ids]).numpy()[0].decode("utf-8")
+
+    return detokenize
