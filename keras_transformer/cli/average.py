@@ -6,6 +6,7 @@ from keras_transformer.cli.run_directory import RunDirectory
 from keras_transformer.cli.user_error import UserError
 from keras_transformer.training import checkpoint_step, record_path
 from keras_transformer.training.atomic_files import atomic_write_json, read_json
+from keras_transformer.validation import check_positive_int
 
 
 def average(run_dir, last=None, verbose=1):
@@ -33,8 +34,7 @@ def average(run_dir, last=None, verbose=1):
     run = RunDirectory(run_dir)
     recipe = run.read_recipe()
     last = recipe.average_last if last is None else last
-    if not isinstance(last, int) or last < 1:
-        raise UserError(f"--last must be a positive integer. Received: last={last}")
+    check_positive_int("last", last)
     checkpoints = run.checkpoints()[-last:]
     if not checkpoints:
         raise UserError(f"No checkpoints to average in {run.checkpoint_dir}.")

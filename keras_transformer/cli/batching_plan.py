@@ -6,6 +6,7 @@ and `train` (batches and accumulation) both take it from here."""
 import math
 
 import pipelines
+from keras_transformer.validation import check_positive_int
 
 
 def plan_batches(recipe, num_replicas):
@@ -18,11 +19,7 @@ def plan_batches(recipe, num_replicas):
         `recipe.tokens_per_batch` and each replica holds at most
         `recipe.max_tokens_per_replica` tokens per side.
     """
-    if not isinstance(num_replicas, int) or num_replicas < 1:
-        raise ValueError(
-            f"num_replicas must be a positive integer. Received: "
-            f"num_replicas={num_replicas!r}"
-        )
+    check_positive_int("num_replicas", num_replicas)
     per_step_limit = recipe.max_tokens_per_replica * num_replicas
     accumulation = max(1, math.ceil(recipe.tokens_per_batch / per_step_limit))
     return recipe.tokens_per_batch // accumulation, accumulation

@@ -3,9 +3,15 @@
 import argparse
 import json
 import os
-import re
 import sys
 
+from keras_transformer.cli.option_types import (
+    NON_NEGATIVE_FLOAT,
+    NON_NEGATIVE_INT,
+    POSITIVE_FLOAT,
+    POSITIVE_INT,
+    tf_text_version,
+)
 from keras_transformer.cli.user_error import UserError
 
 
@@ -157,35 +163,30 @@ def _add_recipe_arguments(parser, steps=False):
         "or --set model.dropout=0.2.",
     )
     if steps:
-        parser.add_argument("--train-steps", type=int, help="Updates to train for.")
         parser.add_argument(
-            "--train-minutes", type=float, help="Wall-clock budget in minutes."
+            "--train-steps", type=POSITIVE_INT, help="Updates to train for."
+        )
+        parser.add_argument(
+            "--train-minutes", type=POSITIVE_FLOAT, help="Wall-clock budget in minutes."
         )
 
 
 def _add_decoding_arguments(parser, where):
     """Decoding options; each defaults to `where`'s value (the run's recipe,
     whose own default is the paper's `DecodingConfig`, §6.1)."""
-    parser.add_argument("--beam-size", type=int, help=f"Beam size K. Default: {where}.")
     parser.add_argument(
-        "--alpha", type=float, help=f"Length penalty exponent. Default: {where}."
+        "--beam-size", type=POSITIVE_INT, help=f"Beam size K. Default: {where}."
+    )
+    parser.add_argument(
+        "--alpha",
+        type=NON_NEGATIVE_FLOAT,
+        help=f"Length penalty exponent. Default: {where}.",
     )
     parser.add_argument(
         "--max-extra-length",
-        type=int,
+        type=NON_NEGATIVE_INT,
         help=f"Output length = input length + N. Default: {where}.",
     )
-
-
-def _tf_text_version(value):
-    """`--tf-text-version`: a release such as 2.20, or `none` (no op check)."""
-    if value.strip().lower() == "none":
-        return "none"
-    if not re.fullmatch(r"\d+\.\d+(\.\d+)?", value.strip()):
-        raise argparse.ArgumentTypeError(
-            f"expected a release such as 2.20, or none. Received: {value!r}"
-        )
-    return value.strip()
 
 
 def build_parser():
@@ -201,15 +202,22 @@ def build_parser():
         help="Train, average, evaluate, export and reload a small English-German "
         "model on the bundled corpus (about 10 minutes on 2 CPU cores).",
     )
-    demo.add_argument("--minutes", type=float, default=10.0, help="Training minutes.")
+    demo.add_argument(
+        "--minutes", type=POSITIVE_FLOAT, default=10.0, help="Training minutes."
+    )
     demo.add_argument(
         "--output", default="keras-transformer-demo", help="The run directory."
     )
     demo.add_argument(
-        "--test-sentences", type=int, help="Score only the first N test sentences."
+        "--test-sentences",
+        type=POSITIVE_INT,
+        help="Score only the first N test sentences.",
     )
     demo.add_argument(
-        "--examples", type=int, default=5, help="Test sentences shown at the end."
+        "--examples",
+        type=NON_NEGATIVE_INT,
+        default=5,
+        help="Test sentences shown at the end.",
     )
     demo.add_argument("--set", action="append", metavar="KEY=VALUE", help="As train.")
     demo.add_argument("--quiet", action="store_true", help="One line per epoch.")
@@ -245,7 +253,9 @@ def build_parser():
         "average", help="Average the last checkpoints of a run (§6.1)."
     )
     average.add_argument("--run-dir", required=True)
-    average.add_argument("--last", type=int, help="How many (default: the recipe's).")
+    average.add_argument(
+        "--last", type=POSITIVE_INT, help="How many (default: the recipe's)."
+    )
     average.set_defaults(handler=_average)
 
     evaluate = commands.add_parser(
@@ -254,7 +264,9 @@ def build_parser():
     evaluate.add_argument("--run-dir", required=True)
     evaluate.add_argument("--split", help="Default: the recipe's test split.")
     evaluate.add_argument("--weights", help="Default: newest averaged, else newest.")
-    evaluate.add_argument("--limit", type=int, help="Only the first N sentences.")
+    evaluate.add_argument(
+        "--limit", type=POSITIVE_INT, help="Only the first N sentences."
+    )
     evaluate.add_argument(
         "--method", choices=["beam", "greedy"], help="Default: the recipe's."
     )
@@ -275,9 +287,9 @@ def build_parser():
     translate.add_argument("--input", default="-", help="Input file; - for stdin.")
     _add_decoding_arguments(translate, "the run's recipe, or the export's")
     translate.add_argument(
-        "--n-best", type=int, help="Hypotheses per line. Default: 1."
+        "--n-best", type=POSITIVE_INT, help="Hypotheses per line. Default: 1."
     )
-    translate.add_argument("--batch-size", type=int, default=32)
+    translate.add_argument("--batch-size", type=POSITIVE_INT, default=32)
     translate.set_defaults(handler=_translate)
 
     export = commands.add_parser(
@@ -285,11 +297,13 @@ def build_parser():
     )
     export.add_argument("--run-dir", required=True)
     export.add_argument("--weights", help="Default: newest averaged, else newest.")
-    export.add_argument("--version", type=int, help="Default: the next free number.")
+    export.add_argument(
+        "--version", type=POSITIVE_INT, help="Default: the next free number."
+    )
     export.add_argument("--overwrite", action="store_true")
     export.add_argument(
         "--tf-text-version",
-        type=_tf_text_version,
+        type=tf_text_version,
         help="tensorflow-text release of the target TF Serving, for the op check "
         "('none' skips it). Default: the release stock TF Serving links.",
     )

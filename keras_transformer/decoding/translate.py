@@ -226,6 +226,15 @@ def translate(
     )
     batch_size = ops.shape(source_ids)[0]
     initial_ids = ops.full((batch_size,), bos_id, dtype="int32")
+    # Arguments every beam search below shares.
+    beam = dict(
+        beam_size=beam_size,
+        alpha=config.alpha,
+        eos_id=eos_id,
+        max_length=max_length,
+        max_lengths=max_lengths,
+        pad_id=PAD_ID,
+    )
 
     if config.method == "beam" and not shared:
         # The encoder side stays [B, ...]: the K beam rows of a sentence
@@ -236,12 +245,7 @@ def translate(
             _cached_step(model, encoder_cache, num_beams=beam_size),
             initial_ids,
             self_caches,
-            beam_size=beam_size,
-            alpha=config.alpha,
-            eos_id=eos_id,
-            max_length=max_length,
-            max_lengths=max_lengths,
-            pad_id=PAD_ID,
+            **beam,
         )
     if config.method == "beam":
         # One cache row per sentence on both sides: the K beam rows of a
@@ -257,12 +261,7 @@ def translate(
             _beam_shared_step(model, encoder_cache, beam_size),
             initial_ids,
             state,
-            beam_size=beam_size,
-            alpha=config.alpha,
-            eos_id=eos_id,
-            max_length=max_length,
-            max_lengths=max_lengths,
-            pad_id=PAD_ID,
+            **beam,
             tile_cache_fn=lambda state, k: state,
             reorder_cache_fn=_reorder_history,
         )

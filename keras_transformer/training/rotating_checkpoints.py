@@ -14,6 +14,7 @@ from keras_transformer.training.atomic_files import (
 )
 from keras_transformer.training.distribution import is_chief
 from keras_transformer.training.step_counter import optimizer_step
+from keras_transformer.validation import check_positive_int
 
 CHECKPOINT_PATTERN = re.compile(r"ckpt-(\d+)\.weights\.h5")
 WEIGHTS_SUFFIX = ".weights.h5"
@@ -49,10 +50,7 @@ class RotatingCheckpoints(keras.callbacks.Callback):
                 "Set `every_steps`, `every_minutes` or both. Received: "
                 "every_steps=None, every_minutes=None"
             )
-        if not isinstance(keep, int) or keep < 1:
-            raise ValueError(
-                f"`keep` must be a positive integer. Received: keep={keep}"
-            )
+        check_positive_int("keep", keep)
         self.directory = directory
         self.every_steps = every_steps
         self.every_minutes = every_minutes
