@@ -57,6 +57,10 @@ from keras_transformer.decoding import (  # noqa: E402
     DecodingConfig,
     compiled_translate,
 )
+from keras_transformer.process_defaults import tune_memory  # noqa: E402
+
+# A program's process-wide choice (the command line makes it too).
+tune_memory()
 
 CONFIGS = {
     # The issue's `small`: shared vocab 8,000, d_model 256, 4 heads, d_ff 1024,

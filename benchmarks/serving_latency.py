@@ -58,6 +58,7 @@ from pipelines import (  # noqa: E402
     EOS_ID,
     PAD_ID,
     SentencePieceTokenizer,
+    encode_sources,
     load_bundled,
     sample_texts,
 )
@@ -147,13 +148,14 @@ def main():
             serve(text=batch)["translations"].numpy()
             times.append(time.perf_counter() - start)
 
-        # Output lengths (not timed): the same search on ids, as the export
-        # preprocesses text (pieces, eos, padding).
-        pieces = tokenizer.tokenize(sentences[: args.batch]).to_list()
-        width = max(len(p) for p in pieces) + 1
-        source_ids = [p + [EOS_ID] + [PAD_ID] * (width - len(p) - 1) for p in pieces]
+        # Output lengths (not timed): the same search on ids, made by the
+        # export's own text-to-ids path.
+        max_input_length = args.max_input_length or model.max_sequence_length
+        source_ids = encode_sources(
+            tokenizer, sentences[: args.batch], max_input_length
+        ).to_tensor()
         ids = loaded.signatures["translate_ids"](
-            source_ids=tf.constant(source_ids, tf.int32),
+            source_ids=source_ids,
             beam_size=tf.constant(args.beam_size),
             alpha=tf.constant(args.alpha),
             max_extra_length=tf.constant(args.max_extra_length),
@@ -161,7 +163,8 @@ def main():
         )["ids"].numpy()[:, 0]
 
     batch_seconds = statistics.median(times)
-    source_pieces = [len(p) for p in pieces]
+    source = source_ids.numpy()
+    source_pieces = np.sum((source != PAD_ID) & (source != EOS_ID), axis=-1)
     output_pieces = np.sum((ids != PAD_ID) & (ids != EOS_ID), axis=-1)
     print(
         json.dumps(

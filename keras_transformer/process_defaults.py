@@ -1,5 +1,6 @@
-"""Process-wide CPU tuning: explicit calls for programs, never applied by
-importing a library module (BUILD_NOTES.md, "Speed").
+"""Process-wide CPU tuning: explicit calls for programs; importing the package
+applies only the documented environment default below (BUILD_NOTES.md,
+"Packages").
 
 - `tune_memory()` fixes glibc's mmap threshold at 128 KiB (`mallopt`), unless
   `MALLOC_MMAP_THRESHOLD_` is set. glibc starts at 128 KiB but raises the

@@ -9,7 +9,7 @@ from keras_transformer.cli.trained_model import load_trained_model
 from keras_transformer.cli.user_error import UserError
 from keras_transformer.decoding.translate import translate
 from keras_transformer.visualization import render_attention
-from pipelines import BOS_ID, EOS_ID
+from pipelines import BOS_ID, EOS_ID, PAD_ID
 
 
 def _pieces(tokenizer, ids):
@@ -45,7 +45,7 @@ def attention(
     if target is None:
         greedy = dataclasses.replace(recipe.decoding, method="greedy", n_best=1)
         ids, _ = translate(model, source, greedy, bos_id=BOS_ID, eos_id=EOS_ID)
-        output = [int(i) for i in np.asarray(ids)[0, 0] if i not in (0, EOS_ID)]
+        output = [int(i) for i in np.asarray(ids)[0, 0] if i not in (PAD_ID, EOS_ID)]
     else:
         output = tokenizer.tokenize([target]).to_list()[0]
     target_in = np.array([[BOS_ID, *output]], "int32")  # [1, T]

@@ -2,7 +2,8 @@
 
 Train a small Transformer on the bundled LibreOffice help (English -> German)
 for a bounded time, average the last checkpoints (§6.1), score the held-out
-test split with sacreBLEU (beam 4, alpha 0.6), export the SavedModel, reload it
+test split with sacreBLEU (the recipe's decoding: the paper's beam 4, alpha
+0.6, §6.1), export the SavedModel, reload it
 and translate a few test sentences through its `serving_default` signature.
 Everything runs offline on the data shipped with the package.
 """

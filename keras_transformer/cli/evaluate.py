@@ -1,5 +1,6 @@
 """`keras-transformer evaluate`: translate a held-out split and score it."""
 
+import dataclasses
 import os
 
 from keras_transformer.cli.data import read_texts
@@ -45,7 +46,9 @@ def evaluate(
     recipe, tokenizer, model, weights = load_trained_model(run_dir, weights)
     split = split or recipe.test_split
     sources, references = read_texts(recipe, split, limit)
-    config = recipe.decoding.with_overrides(**(decoding or {}))
+    # Evaluation scores the best hypothesis: the recipe's n-best is not read.
+    base = dataclasses.replace(recipe.decoding, n_best=1)
+    config = base.with_overrides(**(decoding or {}))
     result = evaluate_translations(
         model,
         sources,

@@ -1,5 +1,6 @@
 """`keras-transformer export`: the run's translator as a versioned SavedModel."""
 
+import dataclasses
 import os
 
 from keras_transformer.cli.run_directory import RunDirectory
@@ -69,13 +70,29 @@ def translator_arguments(recipe, decoding=None, max_beam_size=None):
     `translate --run-dir`, so that both turn a line into the same ids and
     decode it the same way.
 
+    The export runs beam search: a greedy `decoding` becomes beam search
+    with K = 1 (greedy search's result when alpha = 0; with alpha > 0 the
+    one beam may stop at an earlier eos whose penalised score is higher),
+    and sampling, which the export does not offer, is refused naming it.
+
     Args:
         recipe: the run's `Recipe`.
         decoding: a `DecodingConfig`, or `None` for the recipe's.
         max_beam_size: int, or `None` for the recipe's (at least the beam
             size of `decoding`).
+
+    Raises:
+        ValueError: `decoding.method` is `"sample"`.
     """
     decoding = recipe.decoding if decoding is None else decoding
+    if decoding.method == "sample":
+        raise ValueError(
+            "The export and `translate` run beam search (or greedy, as a "
+            "1-beam search); sampling is for the library's `translate`. "
+            f"Received: decoding.method={decoding.method!r}"
+        )
+    if decoding.method == "greedy":
+        decoding = dataclasses.replace(decoding, method="beam", beam_size=1, n_best=1)
     if max_beam_size is None:
         max_beam_size = max(recipe.max_beam_size, decoding.beam_size)
     return {

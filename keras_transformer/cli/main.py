@@ -149,7 +149,12 @@ def _recipes(args):
             print(f"{name}: {recipe.description}")
             if args.name:
                 model = recipe.model_config(recipe.vocab_size).to_dict()
-                print(json.dumps({**recipe.to_dict(), "model": model}, indent=2))
+                training = {
+                    "train_steps": recipe.total_train_steps,
+                    "label_smoothing": recipe.effective_label_smoothing,
+                }
+                settings = {**recipe.to_dict(), "model": model, "training": training}
+                print(json.dumps(settings, indent=2))
 
 
 def _add_recipe_arguments(parser, steps=False):
@@ -159,8 +164,8 @@ def _add_recipe_arguments(parser, steps=False):
         "--set",
         action="append",
         metavar="KEY=VALUE",
-        help="Override a recipe field (repeatable), e.g. --set warmup_steps=8000 "
-        "or --set model.dropout=0.2.",
+        help="Override a recipe field (repeatable), e.g. --set warmup_steps=8000, "
+        "--set model.dropout=0.2 or --set decoding.beam_size=8.",
     )
     if steps:
         parser.add_argument(
@@ -287,7 +292,9 @@ def build_parser():
     translate.add_argument("--input", default="-", help="Input file; - for stdin.")
     _add_decoding_arguments(translate, "the run's recipe, or the export's")
     translate.add_argument(
-        "--n-best", type=POSITIVE_INT, help="Hypotheses per line. Default: 1."
+        "--n-best",
+        type=POSITIVE_INT,
+        help="Hypotheses per line. Default: the run's recipe, or the export's (1).",
     )
     translate.add_argument("--batch-size", type=POSITIVE_INT, default=32)
     translate.set_defaults(handler=_translate)
@@ -334,9 +341,9 @@ def main(argv=None):
     from keras_transformer.process_defaults import tune_memory
 
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    tune_memory()  # a program's choice, made here (process_defaults)
     parser = build_parser()
     args = parser.parse_args(argv)
+    tune_memory()  # a program's choice, made here (process_defaults)
     try:
         args.handler(args)
     except (UserError, ValueError) as error:

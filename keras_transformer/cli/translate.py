@@ -49,6 +49,7 @@ def load_translator(run_dir=None, export_dir=None, weights=None, overrides=None)
         decoding = recipe.decoding.with_overrides(**(overrides or {}))
         # Traces the searches up to the asked beam only (one per beam size).
         arguments = translator_arguments(recipe, decoding, decoding.beam_size)
+        decoding = arguments["decoding"]  # the search the module runs
         signature = TranslatorModule(model, tokenizer, **arguments).translate
 
     def run(texts, decoding):

@@ -84,4 +84,12 @@ class DecodingConfig:
 
     @classmethod
     def from_dict(cls, values: dict) -> "DecodingConfig":
+        """The inverse of `to_dict`; an unknown key fails naming it."""
+        fields = {field.name for field in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - fields)
+        if unknown:
+            raise ValueError(
+                f"Unknown DecodingConfig field(s); expected {sorted(fields)}. "
+                f"Received: {unknown}"
+            )
         return cls(**values)

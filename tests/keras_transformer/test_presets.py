@@ -1,7 +1,7 @@
 import pytest
 
 from keras_transformer import TransformerConfig
-from keras_transformer.presets import PRESETS, training_values
+from keras_transformer.presets import PRESETS, TRAINING_FIELDS, training_values
 
 # Table 3, one tuple per row: (N, d_model, d_ff, h, d_k, d_v, P_drop, eps_ls).
 TABLE_3 = {
@@ -46,6 +46,12 @@ def test_big_trains_300k_steps_and_base_100k():
         "train_steps": 100_000,
         "label_smoothing": 0.2,
     }
+
+
+def test_preset_training_entries_hold_only_training_fields():
+    for name, preset in PRESETS.items():
+        assert set(preset.get("training", {})) <= set(TRAINING_FIELDS), name
+    assert set(PRESETS["base"]["training"]) == set(TRAINING_FIELDS)
 
 
 def test_training_values_of_an_unknown_preset_name_it():

@@ -1,10 +1,11 @@
 import json
+import pathlib
 
 import numpy as np
 import pytest
 
 from keras_transformer import TransformerConfig, build_transformer
-from keras_transformer.training import compile_transformer
+from keras_transformer.training import compile_transformer, record_path
 from savedmodels import average_checkpoints
 
 CONFIG = TransformerConfig(
@@ -72,7 +73,7 @@ def test_different_shapes_are_refused(tmp_path):
     other, _ = _checkpoints(tmp_path / "b", count=1, config=wider)
     # Same names, other shapes; records removed so the shape check speaks.
     for path in (small[0], other[0]):
-        path.with_name(path.name.replace(".weights.h5", ".json")).unlink()
+        pathlib.Path(record_path(path)).unlink()
     with pytest.raises(ValueError, match="has shape"):
         average_checkpoints([small[0], other[0]], tmp_path / "avg.weights.h5")
 

@@ -297,12 +297,17 @@ def test_next_version(tmp_path):
 def test_constructor_validates_arguments(exported):
     tokenizer = SentencePieceTokenizer(exported["model_proto"])
     model = exported["model"]
-    with pytest.raises(ValueError, match="n_best=5, beam_size=4"):
-        TranslatorModule(model, tokenizer, DecodingConfig(n_best=5))
+    # A bad n_best or alpha cannot reach the module: DecodingConfig refuses
+    # it (tests/keras_transformer/decoding/test_decoding_config.py).
     with pytest.raises(ValueError, match="beam_size=9, max_beam_size=8"):
         TranslatorModule(model, tokenizer, DecodingConfig(beam_size=9))
-    with pytest.raises(ValueError, match="alpha=-1"):
-        TranslatorModule(model, tokenizer, DecodingConfig(alpha=-1.0))
+    with pytest.raises(ValueError, match="max_extra_length_limit=20"):
+        TranslatorModule(
+            model,
+            tokenizer,
+            DecodingConfig(max_extra_length=30),
+            max_extra_length_limit=20,
+        )
     with pytest.raises(ValueError, match="method='greedy'"):
         TranslatorModule(model, tokenizer, DecodingConfig(method="greedy"))
     other = Transformer(

@@ -101,3 +101,13 @@ def test_recipes_lists_the_paper_recipes_and_the_demo(capsys):
         assert f"{name}:" in out
     assert cli.main(["recipes", "wmt14_en_fr_big"]) == 0
     assert '"dropout": 0.1' in capsys.readouterr().out
+
+
+def test_recipes_shows_the_training_values_a_run_uses(capsys):
+    import json
+
+    assert cli.main(["recipes", "wmt14_en_de_table3_D4"]) == 0
+    out = capsys.readouterr().out
+    settings = json.loads(out[out.index("{") :])
+    assert settings["training"] == {"train_steps": 100_000, "label_smoothing": 0.2}
+    assert settings["decoding"]["beam_size"] == 4
