@@ -44,6 +44,7 @@ from keras_transformer.decoding.decoding_config import DecodingConfig
 from keras_transformer.presets import PRESETS, training_values
 from keras_transformer.transformer_config import TransformerConfig
 from keras_transformer.validation import (
+    check_dataclass_fields,
     check_one_of,
     check_positive_float,
     check_positive_int,
@@ -201,13 +202,7 @@ class Recipe:
                     f"Unknown recipe field; expected one of {known}, model.<field> "
                     f"or decoding.<field>. Received: {key}={value!r}"
                 )
-        decoding_fields = {field.name for field in dataclasses.fields(DecodingConfig)}
-        unknown = sorted(set(nested["decoding"]) - decoding_fields)
-        if unknown:
-            raise ValueError(
-                f"Unknown decoding field(s); expected {sorted(decoding_fields)}. "
-                f"Received: {unknown}"
-            )
+        check_dataclass_fields(DecodingConfig, nested["decoding"])
         return dataclasses.replace(
             self,
             model_overrides=tuple(sorted(nested["model_overrides"].items())),
@@ -225,12 +220,7 @@ class Recipe:
     def from_dict(cls, data):
         """The inverse of `to_dict`; an unknown key (a record of another
         version) fails naming it."""
-        unknown = sorted(set(data) - {field.name for field in dataclasses.fields(cls)})
-        if unknown:
-            raise ValueError(
-                f"Unknown recipe field(s), from another version of the package? "
-                f"Received: {unknown}"
-            )
+        check_dataclass_fields(cls, data)
         data = dict(data)
         data["model_overrides"] = tuple(sorted(data.get("model_overrides", {}).items()))
         if "decoding" in data:

@@ -3,7 +3,12 @@
 import dataclasses
 
 from keras_transformer.presets import PRESETS
-from keras_transformer.validation import check_one_of, check_positive_int, check_rate
+from keras_transformer.validation import (
+    check_dataclass_fields,
+    check_one_of,
+    check_positive_int,
+    check_rate,
+)
 
 POSITION_ENCODINGS = ("sinusoidal", "learned")
 # pad, unk, bos, eos: the smallest vocabulary that can hold one real token.
@@ -127,13 +132,7 @@ class TransformerConfig:
                 f"Unknown preset. Received: name={name!r}. "
                 f"Available: {', '.join(sorted(PRESETS))}"
             )
-        fields = {field.name for field in dataclasses.fields(cls)}
-        unknown = sorted(set(overrides) - fields)
-        if unknown:
-            raise ValueError(
-                f"Unknown TransformerConfig field(s). Received: {unknown}. "
-                f"Fields: {', '.join(sorted(fields))}"
-            )
+        check_dataclass_fields(cls, overrides)
         return dataclasses.replace(cls(), **{**PRESETS[name]["model"], **overrides})
 
     @classmethod

@@ -5,6 +5,7 @@ arguments with these, so each message has one wording: what was expected, then
 `Received: name=value`.
 """
 
+import dataclasses
 import math
 
 
@@ -74,4 +75,16 @@ def check_one_of(name, value, allowed):
         raise ValueError(
             f"Argument `{name}` expected one of {sorted(allowed)}. "
             f"Received: {name}={value!r}"
+        )
+
+
+def check_dataclass_fields(cls, names):
+    """Raises a `ValueError` naming the `names` that are not fields of the
+    dataclass `cls` (a typo, or a record of another package version)."""
+    fields = {field.name for field in dataclasses.fields(cls)}
+    unknown = sorted(set(names) - fields)
+    if unknown:
+        raise ValueError(
+            f"Unknown {cls.__name__} field(s); expected {sorted(fields)}. "
+            f"Received: {unknown}"
         )

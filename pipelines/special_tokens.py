@@ -1,9 +1,10 @@
 """The special token ids of the tokenizers and the input pipeline.
 
 Every tokenizer of this package reserves the first four ids for these symbols,
-and the model side relies on `PAD_ID == 0` (padding mask; `keras_transformer`,
-which may not import this package, has its own `PAD_ID`, and a test checks
-that the two agree). Tokenizers never add `BOS_ID` / `EOS_ID` themselves:
+and the model side relies on `PAD_ID == 0` (padding mask). `keras_transformer`,
+which may not import this package, has its own `PAD_ID`, `BOS_ID` and
+`EOS_ID`; a test checks that the two agree. Tokenizers never add `BOS_ID` /
+`EOS_ID` themselves:
 `encode_sources` appends eos to sources and `transforms.add_target_special_ids`
 adds bos and eos to targets.
 """

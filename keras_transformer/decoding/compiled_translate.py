@@ -8,6 +8,7 @@ of `keras_transformer` stays on `keras.ops`.
 import keras
 
 from keras_transformer.decoding.translate import check_decoding_config, translate
+from keras_transformer.models import BOS_ID, EOS_ID
 
 
 def compiled_translate(
@@ -15,8 +16,8 @@ def compiled_translate(
     config=None,
     jit_compile=True,
     *,
-    bos_id=2,
-    eos_id=3,
+    bos_id=BOS_ID,
+    eos_id=EOS_ID,
     max_length=None,
     seed=None,
 ):
@@ -34,8 +35,8 @@ def compiled_translate(
         config: a `DecodingConfig`, see `translate`. Defaults to
             `DecodingConfig()`, the paper's beam search (§6.1).
         jit_compile: bool. XLA on TensorFlow. Defaults to `True`.
-        bos_id: int. The first decoder input. Defaults to `2`.
-        eos_id: int. End of sentence. Defaults to `3`.
+        bos_id: int. The first decoder input. Defaults to `BOS_ID` (2).
+        eos_id: int. End of sentence. Defaults to `EOS_ID` (3).
         max_length: optional int. Buffer size T; see `translate`.
         seed: int or `keras.random.SeedGenerator`, for `"sample"`.
 

@@ -10,6 +10,7 @@ import dataclasses
 import numbers
 
 from keras_transformer.validation import (
+    check_dataclass_fields,
     check_non_negative_float,
     check_non_negative_int,
     check_one_of,
@@ -85,11 +86,5 @@ class DecodingConfig:
     @classmethod
     def from_dict(cls, values: dict) -> "DecodingConfig":
         """The inverse of `to_dict`; an unknown key fails naming it."""
-        fields = {field.name for field in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - fields)
-        if unknown:
-            raise ValueError(
-                f"Unknown DecodingConfig field(s); expected {sorted(fields)}. "
-                f"Received: {unknown}"
-            )
+        check_dataclass_fields(cls, values)
         return cls(**values)

@@ -9,7 +9,7 @@ from keras_transformer.decoding.decoding_config import DecodingConfig
 from keras_transformer.decoding.greedy_search import greedy_search
 from keras_transformer.decoding.length_penalty import length_penalty
 from keras_transformer.decoding.sampling_search import sampling_search
-from keras_transformer.models import PAD_ID
+from keras_transformer.models import BOS_ID, EOS_ID, PAD_ID
 
 
 def check_decoding_config(config):
@@ -160,8 +160,8 @@ def translate(
     source_ids,
     config=None,
     *,
-    bos_id=2,
-    eos_id=3,
+    bos_id=BOS_ID,
+    eos_id=EOS_ID,
     max_length=None,
     seed=None,
 ):
@@ -193,8 +193,8 @@ def translate(
             `max_extra_length` needs `max_length`). `n_best` is not read:
             all N hypotheses are returned. Defaults to `DecodingConfig()`,
             the paper's beam search (§6.1).
-        bos_id: int. The first decoder input. Defaults to `2`.
-        eos_id: int. End of sentence. Defaults to `3`.
+        bos_id: int. The first decoder input. Defaults to `BOS_ID` (2).
+        eos_id: int. End of sentence. Defaults to `EOS_ID` (3).
         max_length: optional int. Buffer size T. Defaults to
             `S + config.max_extra_length`.
         seed: int or `keras.random.SeedGenerator`, for `"sample"`.

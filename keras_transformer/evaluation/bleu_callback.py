@@ -7,6 +7,7 @@ from keras_transformer.decoding.decoding_config import DecodingConfig
 from keras_transformer.decoding.translate import check_decoding_config
 from keras_transformer.evaluation.evaluate import translate_texts
 from keras_transformer.evaluation.score_translations import score_translations
+from keras_transformer.models import BOS_ID, EOS_ID
 
 
 class BleuCallback(keras.callbacks.Callback):
@@ -32,8 +33,8 @@ class BleuCallback(keras.callbacks.Callback):
         verbose: bool. Print each score. Defaults to `True`.
         batch_size: int. Sentences per decoding batch. Defaults to `64`.
         jit_compile: bool. XLA on TensorFlow. Defaults to `True`.
-        bos_id: int. Defaults to `2`.
-        eos_id: int. Defaults to `3`.
+        bos_id: int. Defaults to `BOS_ID` (2).
+        eos_id: int. Defaults to `EOS_ID` (3).
 
     Example:
 
@@ -53,8 +54,8 @@ class BleuCallback(keras.callbacks.Callback):
         verbose=True,
         batch_size=64,
         jit_compile=True,
-        bos_id=2,
-        eos_id=3,
+        bos_id=BOS_ID,
+        eos_id=EOS_ID,
     ):
         super().__init__()
         if not isinstance(every_n_steps, int) or every_n_steps < 1:

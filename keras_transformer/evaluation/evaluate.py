@@ -5,7 +5,7 @@ import numpy as np
 from keras_transformer.decoding.compiled_translate import compiled_translate
 from keras_transformer.decoding.translate import check_decoding_config
 from keras_transformer.evaluation.score_translations import score_translations
-from keras_transformer.models import PAD_ID
+from keras_transformer.models import BOS_ID, EOS_ID, PAD_ID
 
 
 def _strip(ids, eos_id, pad_id=PAD_ID):
@@ -27,8 +27,8 @@ def translate_texts(
     batch_size=64,
     width_multiple=8,
     jit_compile=True,
-    bos_id=2,
-    eos_id=3,
+    bos_id=BOS_ID,
+    eos_id=EOS_ID,
     translate_fn=None,
 ):
     """Translates raw sentences: tokenize, batch by length, decode, detokenize.
@@ -52,8 +52,8 @@ def translate_texts(
             Defaults to `8`.
         jit_compile: bool. XLA on TensorFlow (see `compiled_translate`).
             Defaults to `True`.
-        bos_id: int. Defaults to `2`.
-        eos_id: int. Defaults to `3`.
+        bos_id: int. Defaults to `BOS_ID` (2).
+        eos_id: int. Defaults to `EOS_ID` (3).
         translate_fn: optional `fn(source_ids) -> (ids, scores)`, e.g. from
             `compiled_translate`, reused across calls (a callback compiles
             once); when given, `config`, `jit_compile` and `bos_id` are

@@ -1,6 +1,6 @@
 """Models composed of the layers: the encoder-decoder Transformer and its builder."""
 
 from keras_transformer.models.builder import build_transformer
-from keras_transformer.models.transformer import PAD_ID, Transformer
+from keras_transformer.models.transformer import BOS_ID, EOS_ID, PAD_ID, Transformer
 
-__all__ = ["PAD_ID", "Transformer", "build_transformer"]
+__all__ = ["BOS_ID", "EOS_ID", "PAD_ID", "Transformer", "build_transformer"]

@@ -20,7 +20,13 @@ from keras_transformer.models.cached_decoding import CachedDecoding
 from keras_transformer.models.chunked_loss_training import ChunkedLossTraining
 from keras_transformer.validation import check_one_of, check_positive_int
 
+# The special ids the model and the searches rely on: padding (masked out of
+# attention, loss and metrics), the decoder's first input and the end of a
+# sentence. They are the tokenizers' reserved ids (`pipelines.special_tokens`,
+# which this package may not import); a test checks that the two agree.
 PAD_ID = 0
+BOS_ID = 2
+EOS_ID = 3
 
 
 @keras.saving.register_keras_serializable(package="keras_transformer")

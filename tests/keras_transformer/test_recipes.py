@@ -284,10 +284,15 @@ def test_recipe_tokenizers_are_the_registered_kinds():
     assert recipes.TOKENIZERS == tuple(pipelines.TOKENIZER_KINDS)
 
 
-def test_the_model_side_pad_id_is_the_tokenizers():
+def test_the_model_side_special_ids_are_the_tokenizers():
     # keras_transformer may not import pipelines: the CLI, which wires both,
     # relies on the two definitions agreeing.
     import pipelines
-    from keras_transformer import PAD_ID
+    from keras_transformer import models
 
-    assert PAD_ID == pipelines.PAD_ID == 0
+    assert (models.PAD_ID, models.BOS_ID, models.EOS_ID) == (
+        pipelines.PAD_ID,
+        pipelines.BOS_ID,
+        pipelines.EOS_ID,
+    )
+    assert models.PAD_ID == 0

@@ -57,3 +57,17 @@ def test_check_positive_float_rejects_zero_nan_and_negatives(value):
     check_positive_float("minutes", None, allow_none=True)
     with pytest.raises(ValueError, match="Received: minutes="):
         check_positive_float("minutes", value)
+
+
+def test_check_dataclass_fields_names_the_unknown_ones():
+    import dataclasses
+
+    from keras_transformer.validation import check_dataclass_fields
+
+    @dataclasses.dataclass
+    class Settings:
+        beam_size: int = 4
+
+    check_dataclass_fields(Settings, ["beam_size"])
+    with pytest.raises(ValueError, match=r"Settings field.*Received: \['beems'\]"):
+        check_dataclass_fields(Settings, {"beam_size": 1, "beems": 2})
