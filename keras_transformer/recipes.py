@@ -51,7 +51,10 @@ from keras_transformer.validation import (
     check_rate,
 )
 
-DATA_SOURCES = ("bundled", "tfds")
+DATA_SOURCES = ("bundled", "tfds", "files")
+ON_BAD_LINE = ("skip", "fail")
+# The splits of a "files" recipe, each a tuple of corpus parts.
+FILE_SPLITS = {"train": "train_files", "dev": "dev_files", "test": "test_files"}
 TOKENIZERS = ("sentencepiece", "wordpiece")
 # Prefixes of `with_overrides` keys that reach a nested config.
 NESTED = {"model.": "model_overrides", "decoding.": "decoding"}
@@ -70,14 +73,30 @@ class Recipe:
 
     name: str = "wmt14_en_de_base"
     description: str = "Transformer base, WMT 2014 English-German (§6.1, Table 2)."
-    # Data: "bundled" (pipelines/data, offline) or "tfds" (TensorFlow Datasets).
+    # Data: "bundled" (pipelines/data, offline), "tfds" (TensorFlow Datasets)
+    # or "files" (the user's own: `train_files`, `dev_files`, `test_files`).
     data_source: str = "tfds"
-    dataset: str = "wmt14_translate/de-en"  # TFDS name or bundled corpus name
-    source_language: str = "en"
-    target_language: str = "de"
+    dataset: str | None = "wmt14_translate/de-en"  # TFDS or bundled corpus name
+    # Language codes (BCP-47, e.g. "en", "zh-Hant"): TFDS feature keys, the
+    # bundled pair, and BLEU's tokenizer (the target's); `None` (files only)
+    # is language-neutral.
+    source_language: str | None = "en"
+    target_language: str | None = "de"
     train_split: str = "train"
     dev_split: str = "validation"  # newstest2013 (Table 3 reports on it)
     test_split: str = "test"  # newstest2014 (Table 2)
+    # "files": each split is a tuple of corpus parts read one after the other,
+    # a part being `(tsv,)` or `(source, target)` (plain, .gz or .xz).
+    train_files: tuple = ()
+    dev_files: tuple = ()
+    test_files: tuple = ()
+    # Bad pairs (invalid UTF-8, a malformed TSV line, an empty side, too long,
+    # the ratio): "skip" drops and counts them by reason, "fail" stops at the
+    # first, naming the file and line.
+    on_bad_line: str = "skip"
+    # Longest subword-count ratio of a training pair's sides; None (the
+    # paper's) does not filter on it (Moses' clean-corpus-n uses 9).
+    max_length_ratio: float | None = None
     # Tokenizer: one shared vocabulary for both sides (§5.1).
     tokenizer: str = "sentencepiece"
     vocab_size: int = 37_000
@@ -113,7 +132,11 @@ class Recipe:
     seed: int = 0
 
     def __post_init__(self):
+        for name in FILE_SPLITS.values():  # JSON lists -> hashable tuples
+            object.__setattr__(self, name, _corpus_parts(name, getattr(self, name)))
         check_one_of("data_source", self.data_source, DATA_SOURCES)
+        check_one_of("on_bad_line", self.on_bad_line, ON_BAD_LINE)
+        self._check_data()
         check_one_of("tokenizer", self.tokenizer, TOKENIZERS)
         check_one_of("preset", self.preset, tuple(PRESETS))
         for name in (
@@ -133,6 +156,16 @@ class Recipe:
         for name in ("train_minutes", "checkpoint_every_minutes"):
             check_positive_float(name, getattr(self, name), allow_none=True)
         check_positive_float("bucket_scale", self.bucket_scale)
+        ratio = self.max_length_ratio
+        if ratio is not None and not (
+            isinstance(ratio, int | float)
+            and not isinstance(ratio, bool)
+            and ratio >= 1
+        ):
+            raise ValueError(
+                f"max_length_ratio must be a number >= 1 or None. Received: "
+                f"max_length_ratio={ratio!r}"
+            )
         check_positive_float("learning_rate_scale", self.learning_rate_scale)
         if self.label_smoothing is not None:
             check_rate("label_smoothing", self.label_smoothing)
@@ -162,6 +195,49 @@ class Recipe:
                 f"max_train_length={self.max_train_length}, "
                 f"model.max_position_length={config.max_position_length}"
             )
+
+    def _check_data(self):
+        if self.data_source == "files":
+            if not self.train_files:
+                raise ValueError(
+                    "data_source='files' needs training files (--train SOURCE "
+                    "TARGET, or --train FILE.tsv). Received: train_files=()"
+                )
+            return
+        given = [name for name in FILE_SPLITS.values() if getattr(self, name)]
+        if given:
+            raise ValueError(
+                f"{given[0]} needs data_source='files'. Received: "
+                f"data_source={self.data_source!r}"
+            )
+        for name in ("dataset", "source_language", "target_language"):
+            if getattr(self, name) is None:
+                raise ValueError(
+                    f"data_source={self.data_source!r} needs {name}. "
+                    f"Received: {name}=None"
+                )
+
+    def split_files(self, split):
+        """The corpus parts of `split` of a "files" recipe: the train, dev or
+        test files, by the recipe's split names."""
+        names = {
+            self.train_split: "train_files",
+            self.dev_split: "dev_files",
+            self.test_split: "test_files",
+        }
+        if split not in names:
+            raise ValueError(
+                f"Unknown split; expected one of {sorted(names)}. Received: "
+                f"split={split!r}"
+            )
+        parts = getattr(self, names[split])
+        if not parts:
+            option = names[split].split("_")[0]
+            raise ValueError(
+                f"The run has no {option} files; give them to `prepare` with "
+                f"--{option} SOURCE TARGET (or FILE.tsv). Received: split={split!r}"
+            )
+        return parts
 
     def model_config(self, vocab_size):
         """The `TransformerConfig` of this recipe for a tokenizer of `vocab_size`."""
@@ -226,6 +302,22 @@ class Recipe:
         if "decoding" in data:
             data["decoding"] = DecodingConfig.from_dict(data["decoding"])
         return cls(**data)
+
+
+def _corpus_parts(name, parts):
+    """`parts` as a tuple of tuples of str paths, each of one or two paths."""
+    if isinstance(parts, str):
+        parts = (parts,)
+    result = []
+    for part in parts:
+        part = (part,) if isinstance(part, str) else tuple(part)
+        if len(part) not in (1, 2) or not all(isinstance(p, str) for p in part):
+            raise ValueError(
+                f"Each part of {name} is [tsv] or [source, target] paths. "
+                f"Received: {name}={parts!r}"
+            )
+        result.append(part)
+    return tuple(result)
 
 
 def _paper(name, description, **fields):

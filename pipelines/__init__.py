@@ -7,6 +7,12 @@ never the reverse.
 - Sources, each a `tf.data.Dataset` of `(source, target)` strings:
   `load_bundled` (the corpora under `data/`), `read_parallel_files`,
   `read_parallel_tsv`, `load_tfds`.
+- Streamed corpora of any size (`parallel_corpus`): `ParallelCorpus` of
+  `CorpusPart`s (two line-aligned files or one TSV, plain, .gz or .xz),
+  `DatasetCorpus` (a dataset with the same interface); `decode_pairs` skips
+  and counts, or refuses, bad lines.
+- The sharded token cache of a prepared corpus (`token_cache`):
+  `write_token_shard`, `read_token_cache`.
 - Tokenizers run in the graph, saved as one-file artefacts with a fingerprint:
   `SentencePieceTokenizer` (BPE) and `WordPieceTokenizer`, both
   `SubwordTokenizer`s; `TOKENIZER_KINDS` / `tokenizer_class` map a kind name to
@@ -23,11 +29,23 @@ from pipelines.bundled import BUNDLED_CORPORA, bundled_corpus_path, load_bundled
 from pipelines.encode_sources import encode_sources
 from pipelines.filter_report import FILTER_REASONS, FilterReport
 from pipelines.local_files import count_lines, read_parallel_files, read_parallel_tsv
-from pipelines.pipeline import count_filtered, make_dataset
+from pipelines.parallel_corpus import (
+    ON_BAD_LINE,
+    BadLineError,
+    CorpusPart,
+    DatasetCorpus,
+    FileSummary,
+    ParallelCorpus,
+    decode_pairs,
+    file_unchanged,
+    scan_file,
+)
+from pipelines.pipeline import batch_tokenized, count_filtered, make_dataset
 from pipelines.sentencepiece_tokenizer import SentencePieceTokenizer
 from pipelines.special_tokens import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 from pipelines.subword_tokenizer import SubwordTokenizer
 from pipelines.tfds_source import load_tfds
+from pipelines.token_cache import read_token_cache, write_token_shard
 from pipelines.tokenizer_registry import (
     TOKENIZER_KINDS,
     load_tokenizer,
@@ -37,6 +55,18 @@ from pipelines.training_texts import sample_texts
 from pipelines.wordpiece_tokenizer import WordPieceTokenizer
 
 __all__ = [
+    "ON_BAD_LINE",
+    "BadLineError",
+    "CorpusPart",
+    "DatasetCorpus",
+    "FileSummary",
+    "ParallelCorpus",
+    "batch_tokenized",
+    "decode_pairs",
+    "file_unchanged",
+    "read_token_cache",
+    "scan_file",
+    "write_token_shard",
     "BOS_ID",
     "BUNDLED_CORPORA",
     "EOS_ID",

@@ -21,6 +21,10 @@ class BatchingConfig:
     # Longest source (with eos) or target (with bos or eos) kept, in tokens;
     # longer pairs are filtered and counted. tensor2tensor's default.
     max_train_length: int = 256
+    # Longest subword-count ratio of a pair's two sides (longer over shorter);
+    # pairs over it are filtered and counted. `None` (the paper's setting)
+    # does not filter on the ratio.
+    max_length_ratio: float | None = None
     # Length of the first bucket; geometric growth from there. Source and target
     # are bucketed separately on these lengths (a batch per bucket pair).
     min_bucket_length: int = 8
@@ -58,6 +62,12 @@ class BatchingConfig:
                 raise ValueError(
                     f"{name} must be a positive integer. Received: {name}={value}"
                 )
+        ratio = self.max_length_ratio
+        if ratio is not None and not (isinstance(ratio, int | float) and ratio >= 1):
+            raise ValueError(
+                "max_length_ratio must be a number >= 1 or None. Received: "
+                f"max_length_ratio={ratio!r}"
+            )
         # Validates the remaining fields with their own error messages.
         token_budget_batch_sizes(
             self.bucket_lengths, self.tokens_per_batch, self.num_replicas

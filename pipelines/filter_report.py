@@ -1,4 +1,11 @@
-"""`FilterReport`: how many pairs the length filter keeps, and why it drops the rest."""
+"""`FilterReport`: how many pairs reach the batches, and why the rest do not.
+
+Reasons of two kinds, counted in one report: token-level ones, decided in the
+graph after tokenization (`filter_reason`: an empty side, a side over the
+length limit, a length ratio over its limit), and text-level ones, decided
+while the files are read (`pipelines.parallel_corpus.decode_pairs`: invalid
+UTF-8, a TSV line without exactly one tab).
+"""
 
 import dataclasses
 
@@ -11,29 +18,63 @@ FILTER_REASONS = (
     "empty_target",
     "source_too_long",
     "target_too_long",
+    "length_ratio",
+    "invalid_utf8",
+    "malformed_line",
 )
 
 
 def filter_reason(
-    source_ids: tf.Tensor, target_in_ids: tf.Tensor, max_length: int
+    source_ids: tf.Tensor,
+    target_in_ids: tf.Tensor,
+    max_length: int,
+    max_length_ratio: float | None = None,
 ) -> tf.Tensor:
-    """Returns the int32 reason code (`FILTER_REASONS`) of one pair.
-
-    Lengths include the added special ids: the source ends with eos, the
-    target input starts with bos (target output: same length, ends with eos),
-    so an empty side has length 1.
-    """
-    source_length = tf.shape(source_ids)[0]
-    target_length = tf.shape(target_in_ids)[0]
-    return tf.case(
-        [
-            (source_length <= 1, lambda: tf.constant(1)),
-            (target_length <= 1, lambda: tf.constant(2)),
-            (source_length > max_length, lambda: tf.constant(3)),
-            (target_length > max_length, lambda: tf.constant(4)),
-        ],
-        default=lambda: tf.constant(0),
+    """Returns the int32 reason code (`FILTER_REASONS`) of one pair (see
+    `filter_reasons`)."""
+    return filter_reasons(
+        tf.shape(source_ids)[0],
+        tf.shape(target_in_ids)[0],
+        max_length,
+        max_length_ratio,
     )
+
+
+def filter_reasons(
+    source_lengths: tf.Tensor,
+    target_in_lengths: tf.Tensor,
+    max_length: int,
+    max_length_ratio: float | None = None,
+) -> tf.Tensor:
+    """Returns the int32 reason codes (`FILTER_REASONS`) of pairs by lengths.
+
+    Elementwise over `source_lengths` and `target_in_lengths` (int, any equal
+    shape). Lengths include the added special ids: the source ends with eos,
+    the target input starts with bos (target output: same length, ends with
+    eos), so an empty side has length 1. The first reason that applies wins,
+    in the order of `FILTER_REASONS`. The length ratio is that of the subword
+    counts without the special ids, longer side over shorter (the measure of
+    Moses' `clean-corpus-n.perl`, in subwords so that no language's notion of
+    a word is assumed); `None` does not test it.
+    """
+    source_lengths = tf.cast(source_lengths, tf.int32)
+    target_in_lengths = tf.cast(target_in_lengths, tf.int32)
+    checks = [
+        source_lengths <= 1,
+        target_in_lengths <= 1,
+        source_lengths > max_length,
+        target_in_lengths > max_length,
+    ]
+    if max_length_ratio is not None:
+        source_pieces = tf.cast(source_lengths - 1, tf.float32)
+        target_pieces = tf.cast(target_in_lengths - 1, tf.float32)
+        longer = tf.maximum(source_pieces, target_pieces)
+        shorter = tf.maximum(tf.minimum(source_pieces, target_pieces), 1.0)
+        checks.append(longer / shorter > max_length_ratio)
+    reason = tf.zeros_like(source_lengths)
+    for code in range(len(checks), 0, -1):  # the first reason that applies wins
+        reason = tf.where(checks[code - 1], code, reason)
+    return reason
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,6 +93,12 @@ class FilterReport:
     source_too_long: int
     # Target longer than max_length tokens (bos/eos included).
     target_too_long: int
+    # Subword-count ratio of the two sides over max_length_ratio.
+    length_ratio: int = 0
+    # Lines that are not UTF-8 (either side).
+    invalid_utf8: int = 0
+    # TSV lines without exactly one tab.
+    malformed_line: int = 0
 
     @property
     def filtered(self) -> int:
@@ -59,15 +106,35 @@ class FilterReport:
         return self.total - self.kept
 
     def __str__(self) -> str:
-        reasons = ", ".join(
-            f"{name}={getattr(self, name)}" for name in FILTER_REASONS[1:]
-        )
+        """One line; the reasons with a count of 0 are left out."""
         counts = f"kept {self.kept} of {self.total} pairs; filtered {self.filtered}"
-        return f"{counts}: {reasons}"
+        reasons = ", ".join(f"{name}={count}" for name, count in self.skipped.items())
+        return f"{counts}: {reasons}" if reasons else counts
+
+    @property
+    def skipped(self) -> dict:
+        """The reasons with a non-zero count, `{reason: count}`."""
+        reasons = FILTER_REASONS[1:]
+        return {name: getattr(self, name) for name in reasons if getattr(self, name)}
 
     @classmethod
     def from_counts(cls, counts) -> "FilterReport":
-        """From per-reason counts indexed like `FILTER_REASONS`."""
+        """From per-reason counts indexed like `FILTER_REASONS` (a shorter
+        sequence leaves the last reasons at 0), or a `{reason: count}` dict."""
+        if isinstance(counts, dict):
+            unknown = set(counts) - set(FILTER_REASONS)
+            if unknown:
+                raise ValueError(
+                    f"Unknown filter reasons; expected some of {FILTER_REASONS}. "
+                    f"Received: {sorted(unknown)}"
+                )
+            counts = [counts.get(name, 0) for name in FILTER_REASONS]
         counts = [int(c) for c in counts]
+        if len(counts) > len(FILTER_REASONS):
+            raise ValueError(
+                f"Expected at most {len(FILTER_REASONS)} counts. Received: "
+                f"counts={counts}"
+            )
+        counts += [0] * (len(FILTER_REASONS) - len(counts))
         fields = dict(zip(FILTER_REASONS, counts, strict=True))
         return cls(total=sum(counts), **fields)

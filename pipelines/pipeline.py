@@ -77,11 +77,22 @@ def make_dataset(
     """
     config = config or BatchingConfig()
     dataset = _tokenized(pairs, tokenizer, target_tokenizer, config)
-    dataset = dataset.apply(transforms.filter_by_length(config.max_train_length))
+    dataset = dataset.apply(
+        transforms.filter_by_length(config.max_train_length, config.max_length_ratio)
+    )
     if config.cache is True:
         dataset = dataset.cache()
     elif config.cache:
         dataset = dataset.cache(str(config.cache))
+    return batch_tokenized(dataset, config, training)
+
+
+def batch_tokenized(
+    dataset: tf.data.Dataset, config: BatchingConfig, training: bool = True
+) -> tf.data.Dataset:
+    """Steps 4-6 of `make_dataset`: shuffle, bucket, pack and prefetch
+    `(source_ids, target_in_ids, target_out_ids)` pairs that are already
+    tokenized and filtered (e.g. `pipelines.read_token_cache`)."""
     if training:
         dataset = dataset.apply(
             transforms.shuffle(config.shuffle_buffer_size, config.seed)
@@ -111,7 +122,12 @@ def count_filtered(
     num_reasons = len(FILTER_REASONS)
 
     def one_hot(source_ids, target_in_ids, target_out_ids):
-        reason = filter_reason(source_ids, target_in_ids, config.max_train_length)
+        reason = filter_reason(
+            source_ids,
+            target_in_ids,
+            config.max_train_length,
+            config.max_length_ratio,
+        )
         return tf.one_hot(reason, num_reasons, dtype=tf.int64)
 
     counts = dataset.map(one_hot, num_parallel_calls=tf.data.AUTOTUNE).reduce(

@@ -6,18 +6,24 @@ sampling, one pass) bounds the memory and time of the vocabulary trainer.
 """
 
 import random
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import tensorflow as tf
 
 
 def sample_texts(
-    pairs: tf.data.Dataset, max_pairs: int | None = None, seed: int = 0
+    pairs: tf.data.Dataset | Iterable[tuple[str, str]],
+    max_pairs: int | None = None,
+    seed: int = 0,
 ) -> list[str]:
     """Returns the source and target texts of (a sample of) `pairs`.
 
+    One pass over `pairs`; memory holds the sample only.
+
     Args:
-        pairs: `tf.data.Dataset` of `(source, target)` string pairs.
+        pairs: `tf.data.Dataset` of `(source, target)` string pairs, or an
+            iterable of `(source, target)` str pairs (e.g. a stream of
+            `pipelines.decode_pairs`).
         max_pairs: int or `None`. Sample this many pairs uniformly (seeded
             reservoir sampling); `None` keeps all. Defaults to `None`.
         seed: int. Sampling seed. Defaults to `0`.
@@ -33,7 +39,9 @@ def sample_texts(
         )
     rng = random.Random(seed)
     reservoir = []
-    for index, pair in enumerate(_decoded(pairs)):
+    if isinstance(pairs, tf.data.Dataset):
+        pairs = _decoded(pairs)
+    for index, pair in enumerate(pairs):
         if max_pairs is None or len(reservoir) < max_pairs:
             reservoir.append(pair)
         else:

@@ -71,14 +71,18 @@ def add_target_special_ids() -> Transform:
     return lambda dataset: dataset.map(add, num_parallel_calls=AUTOTUNE)
 
 
-def filter_by_length(max_length: int) -> Transform:
-    """Drops pairs with an empty side or a side over `max_length` tokens.
+def filter_by_length(
+    max_length: int, max_length_ratio: float | None = None
+) -> Transform:
+    """Drops pairs with an empty side, a side over `max_length` tokens or (if
+    given) a length ratio over `max_length_ratio` (`filter_reason`).
 
     Use `pipelines.count_filtered` to count the dropped pairs by reason.
     """
 
     def keep(source_ids, target_in_ids, target_out_ids):
-        return filter_reason(source_ids, target_in_ids, max_length) == 0
+        reason = filter_reason(source_ids, target_in_ids, max_length, max_length_ratio)
+        return reason == 0
 
     return lambda dataset: dataset.filter(keep)
 

@@ -25,29 +25,28 @@ def plan_batches(recipe, num_replicas):
     return recipe.tokens_per_batch // accumulation, accumulation
 
 
-def batching_config(recipe, run, tokens_per_batch, num_replicas=1, static=False):
+def batching_config(recipe, tokens_per_batch, num_replicas=1, static=False):
     """The recipe's `BatchingConfig` for `tokens_per_batch` global tokens per
-    batch, reading the run's tokenized cache."""
+    batch (its length limits filter the run's tokenized cache, `prepare`)."""
     return pipelines.BatchingConfig(
         tokens_per_batch=tokens_per_batch,
         max_train_length=recipe.max_train_length,
+        max_length_ratio=recipe.max_length_ratio,
         bucket_scale=recipe.bucket_scale,
         num_replicas=num_replicas,
         static_shapes=static,
         seed=recipe.seed,
-        cache=run.cache_prefix,
     )
 
 
-def batching_plan(recipe, run, num_replicas=1, static=False):
+def batching_plan(recipe, num_replicas=1, static=False):
     """The batches of one run: `(BatchingConfig, accumulation_steps)`.
 
     Args:
         recipe: a `Recipe`.
-        run: the `RunDirectory` (its cache is read).
         num_replicas: int. Replicas in sync. Defaults to `1`.
         static: bool. Static shapes (TPU, XLA). Defaults to `False`.
     """
     tokens_per_step, accumulation = plan_batches(recipe, num_replicas)
-    config = batching_config(recipe, run, tokens_per_step, num_replicas, static)
+    config = batching_config(recipe, tokens_per_step, num_replicas, static)
     return config, accumulation

@@ -1,5 +1,13 @@
 """Reading a recipe's data: the parallel text of its splits (the first step of
-`prepare`; evaluation and the demo read their splits here too)."""
+`prepare`; evaluation and the demo read their held-out splits here too).
+
+Every data source is read as a stream of pairs with one interface
+(`pipelines.ParallelCorpus`, `pipelines.DatasetCorpus`): the user's files,
+the bundled TSV files, a TFDS split. Training data is cleaned as the recipe's
+`on_bad_line` says (`training_pairs`); held-out data is read whole, empty
+lines included, and must be valid UTF-8 (`read_texts`), since dropping a line
+would change the test set.
+"""
 
 import os
 
@@ -7,8 +15,16 @@ import pipelines
 from keras_transformer.cli.user_error import UserError
 
 
-def load_pairs(recipe, split):
-    """The `(source, target)` string pairs of one split of `recipe`'s data."""
+def corpus(recipe, split):
+    """The corpus of one split of `recipe`'s data, read as a stream."""
+    if recipe.data_source == "files":
+        try:
+            parts = recipe.split_files(split)
+        except ValueError as error:
+            raise UserError(str(error)) from None
+        return pipelines.ParallelCorpus(
+            pipelines.CorpusPart.from_paths(part) for part in parts
+        )
     if recipe.data_source == "bundled":
         languages = {recipe.source_language, recipe.target_language}
         if "en" not in languages or len(languages) != 2:
@@ -19,30 +35,50 @@ def load_pairs(recipe, split):
             )
         (other,) = languages - {"en"}
         try:
-            return pipelines.load_bundled(
-                recipe.dataset,
-                f"en-{other}",
-                split,
-                reverse=other == recipe.source_language,
-            )
+            path = pipelines.bundled_corpus_path(recipe.dataset, f"en-{other}", split)
         except ValueError as error:
             raise UserError(str(error)) from None
-    return pipelines.load_tfds(
+        part = pipelines.CorpusPart(str(path), reverse=other == recipe.source_language)
+        return pipelines.ParallelCorpus([part])
+    pairs = pipelines.load_tfds(
         recipe.dataset,
         split,
         source_language=recipe.source_language,
         target_language=recipe.target_language,
         data_dir=os.environ.get("TFDS_DATA_DIR"),
     )
+    return pipelines.DatasetCorpus(pairs, f"{recipe.dataset} {split}")
+
+
+def training_pairs(recipe, corpus, counts=None):
+    """`(source, target)` str pairs of a training corpus, cleaned as the
+    recipe's `on_bad_line` says (skipped pairs counted in `counts`)."""
+    pairs = pipelines.decode_pairs(
+        corpus.raw_pairs(), corpus.origin, recipe.on_bad_line, counts
+    )
+    return ((source, target) for _, source, target in pairs)
 
 
 def read_texts(recipe, split, limit=None):
-    """`(sources, references)` of a split as lists of str (the first `limit`)."""
-    pairs = load_pairs(recipe, split)
-    if limit is not None:
-        pairs = pairs.take(limit)
-    sources, references = [], []
-    for source, target in pairs.as_numpy_iterator():
-        sources.append(source.decode("utf-8"))
-        references.append(target.decode("utf-8"))
+    """`(sources, references)` of a held-out split as lists of str (the first
+    `limit`), every line kept.
+
+    Raises:
+        UserError: a line-count mismatch, or invalid UTF-8 (file and line
+            named).
+    """
+    data = corpus(recipe, split)
+    try:
+        data.scan()
+        pairs = pipelines.decode_pairs(
+            data.raw_pairs(), data.origin, "fail", keep_empty=True
+        )
+        sources, references = [], []
+        for _, source, target in pairs:
+            if limit is not None and len(sources) == limit:
+                break
+            sources.append(source)
+            references.append(target)
+    except (OSError, ValueError) as error:
+        raise UserError(str(error)) from None
     return sources, references

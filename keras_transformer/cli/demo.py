@@ -76,6 +76,7 @@ def run_demo(
         "bleu": round(scores["bleu"], 2),
         "bleu_signature": scores["bleu_signature"],
         "chrf": round(scores["chrf"], 2),
+        "chrf_signature": scores["chrf_signature"],
         "steps": trained["steps"],
         "parameters": trained["model"].count_params(),
         "train_tokens_per_second": round(sum(rates) / len(rates), 1) if rates else None,
@@ -94,12 +95,20 @@ def run_demo(
     atomic_write_json(report, os.path.join(output, "report.json"))
     if verbose:
         print()
+        source, target = (
+            (language or side).upper()
+            for language, side in (
+                (recipe.source_language, "src"),
+                (recipe.target_language, "out"),
+            )
+        )
         for example in shown:
-            print(f"EN:  {example['source']}")
-            print(f"DE:  {example['translation']}")
+            print(f"{source}:".ljust(5) + example["source"])
+            print(f"{target}:".ljust(5) + example["translation"])
             print(f"REF: {example['reference']}\n")
         summary = {k: report[k] for k in ("bleu", "chrf", "steps", "wall_seconds")}
         print(json.dumps(summary))
-        print(f"sacreBLEU signature: {report['bleu_signature']}")
+        print(f"sacreBLEU signatures: BLEU {report['bleu_signature']}")
+        print(f"                      chrF {report['chrf_signature']}")
         print(f"Wrote {output}/: checkpoints/, averaged/, eval/, export/, report.json")
     return report

@@ -25,8 +25,11 @@ def evaluate(
     """Translates a split of the run's data and scores it with sacreBLEU.
 
     Writes `eval/<split>.json` (BLEU, chrF, their sacreBLEU signatures, the
-    weights and decoding settings) and `eval/<split>.txt` (one translation
-    per line, in the split's order).
+    target language, the weights and decoding settings) and
+    `eval/<split>.txt` (one translation per line, in the split's order).
+    BLEU's tokenizer follows the recipe's `target_language` (`13a` when it is
+    `None`; `zh`, `ja-mecab`, `ko-mecab` for Chinese, Japanese, Korean), and
+    the printed and written BLEU signature names it.
 
     Args:
         run_dir: str. The run directory.
@@ -36,7 +39,8 @@ def evaluate(
         decoding: dict or `None`. `DecodingConfig` fields that replace the
             recipe's `decoding` (whose defaults are the paper's, §6.1), e.g.
             `{"beam_size": 8}` or `{"method": "greedy"}`.
-        paper_style: bool. Also the paper's tokenized, compound-split BLEU.
+        paper_style: bool. Also the paper's tokenized, compound-split BLEU
+            (German or French targets only).
         batch_size: int. Sentences per decoding batch.
         verbose: int.
 
@@ -58,6 +62,7 @@ def evaluate(
         source_ids_fn(tokenizer, recipe.max_train_length),
         detokenize_fn(tokenizer),
         config=config,
+        target_language=recipe.target_language,
         paper_style=paper_style,
         print_fn=print if verbose else None,
         batch_size=batch_size,
@@ -70,6 +75,7 @@ def evaluate(
     weights_record = record_path(weights)
     scores = {key: value for key, value in result.items() if key != "hypotheses"} | {
         "split": split,
+        "target_language": recipe.target_language,
         "sentences": len(sources),
         "weights": weights,
         "step": read_json(weights_record).get("step")

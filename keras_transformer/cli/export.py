@@ -48,7 +48,15 @@ def export(
         if scores.get("weights") == weights:
             record["evaluation"] = {
                 key: scores.get(key)
-                for key in ("split", "sentences", "bleu", "bleu_signature", "chrf")
+                for key in (
+                    "split",
+                    "sentences",
+                    "target_language",
+                    "bleu",
+                    "bleu_signature",
+                    "chrf",
+                    "chrf_signature",
+                )
             }
     path = export_translator(
         model,

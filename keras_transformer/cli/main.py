@@ -33,11 +33,50 @@ def _recipe(args):
     from keras_transformer.recipes import get_recipe
 
     overrides = _overrides(args.set)
-    for field in ("train_steps", "train_minutes"):
+    for field in (
+        "train_steps",
+        "train_minutes",
+        "source_language",
+        "target_language",
+        "on_bad_line",
+        "max_length_ratio",
+    ):
         value = getattr(args, field, None)
         if value is not None:
             overrides[field] = value
+    overrides.update(_data_files(args))
     return get_recipe(args.recipe, **overrides)
+
+
+def _data_files(args):
+    """`--train/--dev/--test` as recipe overrides: the "files" data source,
+    absolute paths, and the languages given (else language-neutral `None`)."""
+    if not getattr(args, "train", None):
+        for option in ("dev", "test"):
+            if getattr(args, option, None):
+                raise UserError(f"--{option} needs --train (the user's own corpus).")
+        return {}
+    overrides = {
+        "data_source": "files",
+        "dataset": None,
+        "train_split": "train",
+        "dev_split": "dev",
+        "test_split": "test",
+        "source_language": args.source_language,
+        "target_language": args.target_language,
+    }
+    for option in ("train", "dev", "test"):
+        parts = getattr(args, option, None) or []
+        for part in parts:
+            if len(part) not in (1, 2):
+                raise UserError(
+                    f"--{option} takes a TSV file or two line-aligned files "
+                    f"(source, target). Received: --{option} {' '.join(part)}"
+                )
+        overrides[f"{option}_files"] = [
+            [os.path.abspath(path) for path in part] for part in parts
+        ]
+    return overrides
 
 
 def _prepare(args):
@@ -73,22 +112,31 @@ def _evaluate(args):
 
 
 def _translate(args):
-    from keras_transformer.cli.translate import load_translator, translate_lines
+    from keras_transformer.cli.translate import (
+        check_output_path,
+        count_lines,
+        load_translator,
+        translate_file,
+    )
 
-    if args.input != "-" and not os.path.exists(args.input):
-        raise UserError(f"No such input file: {args.input}")
+    # A bad input or output is refused before the model loads.
+    total = count_lines(args.input)
+    check_output_path(args.output, args.input)
     translator, decoding = load_translator(
         args.run_dir, args.export, args.weights, _decoding_overrides(args)
     )
-    options = {"decoding": decoding, "batch_size": args.batch_size}
-    progress = sys.stderr if args.input != "-" and sys.stderr.isatty() else None
-    if args.input == "-":
-        translate_lines(translator, sys.stdin, **options)
-        return
-    with open(args.input, encoding="utf-8", errors="replace") as f:
-        total = sum(1 for _ in f)
-    with open(args.input, encoding="utf-8", errors="replace") as f:
-        translate_lines(translator, f, total=total, progress=progress, **options)
+    # Progress on stderr, unless it would be drawn among the translations.
+    shown = args.output != "-" or (sys.stderr.isatty() and not sys.stdout.isatty())
+    translate_file(
+        translator,
+        args.input,
+        args.output,
+        decoding=decoding,
+        total=total,
+        progress=sys.stderr if shown else None,
+        batch_tokens=args.batch_tokens,
+        batch_size=args.batch_size,
+    )
 
 
 def _decoding_overrides(args):
@@ -166,6 +214,47 @@ def _add_recipe_arguments(parser, steps=False):
         metavar="KEY=VALUE",
         help="Override a recipe field (repeatable), e.g. --set warmup_steps=8000, "
         "--set model.dropout=0.2 or --set decoding.beam_size=8.",
+    )
+    data = parser.add_argument_group(
+        "your own data",
+        "Parallel text in files, instead of the recipe's data: two line-aligned "
+        "files (SOURCE TARGET) or one TSV file (SOURCE<TAB>TARGET), plain, .gz or "
+        ".xz. Repeat an option to concatenate files.",
+    )
+    for option, what in (
+        ("train", "Training data"),
+        ("dev", "Development data (evaluate --split dev)"),
+        ("test", "Test data (evaluate's default split)"),
+    ):
+        data.add_argument(
+            f"--{option}",
+            nargs="+",
+            action="append",
+            metavar="FILE",
+            help=f"{what}: SOURCE TARGET, or FILE.tsv.",
+        )
+    data.add_argument(
+        "--source-language",
+        help="Source language code (e.g. en, ar). Default with --train: none "
+        "(language-neutral); else the recipe's.",
+    )
+    data.add_argument(
+        "--target-language",
+        help="Target language code; BLEU's tokenizer follows it (zh, ja, ko, else "
+        "13a). Default as --source-language.",
+    )
+    data.add_argument(
+        "--on-bad-line",
+        choices=["skip", "fail"],
+        help="Invalid UTF-8, malformed TSV lines, empty sides, too long pairs and "
+        "length ratios over the limit: skip and count them, or stop at the first, "
+        "naming file and line. Default: the recipe's (skip).",
+    )
+    data.add_argument(
+        "--max-length-ratio",
+        type=POSITIVE_FLOAT,
+        help="Skip pairs whose subword counts differ by more than this ratio "
+        "(Moses uses 9). Default: the recipe's (none).",
     )
     if steps:
         parser.add_argument(
@@ -284,19 +373,47 @@ def build_parser():
     evaluate.set_defaults(handler=_evaluate)
 
     translate = commands.add_parser(
-        "translate", help="Translate lines of a file or stdin to stdout."
+        "translate",
+        help="Translate the lines of a file or stdin to a file or stdout, streaming.",
+        description="Reads the input in chunks of a few thousand lines, sorts each "
+        "chunk by length into batches (--batch-tokens, --batch-size) and writes the "
+        "translations in input order as they are done, so a stopped run leaves the "
+        "first lines translated. Empty lines give empty lines. Progress, with "
+        "sentences/s, goes to stderr when --output is a file, or when stderr is a "
+        "terminal and stdout is not.",
     )
     translate.add_argument("--run-dir", help="Translate with a run's weights.")
     translate.add_argument("--export", help="Or with an exported SavedModel version.")
     translate.add_argument("--weights", help="With --run-dir: a weights file.")
-    translate.add_argument("--input", default="-", help="Input file; - for stdin.")
+    translate.add_argument(
+        "--input",
+        default="-",
+        help="Input file, UTF-8 (a .gz file is decompressed); - for stdin. Default: -.",
+    )
+    translate.add_argument(
+        "--output", default="-", help="Output file; - for stdout. Default: -."
+    )
     _add_decoding_arguments(translate, "the run's recipe, or the export's")
     translate.add_argument(
         "--n-best",
         type=POSITIVE_INT,
-        help="Hypotheses per line. Default: the run's recipe, or the export's (1).",
+        help="Hypotheses per line, in the Moses format 'index ||| text ||| score' "
+        "(index from 0). Default: the run's recipe, or the export's (1).",
     )
-    translate.add_argument("--batch-size", type=POSITIVE_INT, default=32)
+    translate.add_argument(
+        "--batch-tokens",
+        type=POSITIVE_INT,
+        default=4096,
+        help="Size of one batch, in whitespace-separated source words (a stand-in "
+        "for subword tokens), padding included: lines x the longest line's words. "
+        "A longer line is translated alone. Default: %(default)s.",
+    )
+    translate.add_argument(
+        "--batch-size",
+        type=POSITIVE_INT,
+        default=256,
+        help="The most lines in one batch. Default: %(default)s.",
+    )
     translate.set_defaults(handler=_translate)
 
     export = commands.add_parser(
@@ -350,10 +467,13 @@ def main(argv=None):
         print(f"keras-transformer {args.command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        again = (
+            "the lines written so far are kept (a new run starts over)"
+            if args.command == "translate"
+            else "run the same command again to resume"
+        )
         print(
-            f"keras-transformer {args.command}: interrupted; run the same command "
-            "again to resume.",
-            file=sys.stderr,
+            f"keras-transformer {args.command}: interrupted; {again}.", file=sys.stderr
         )
         return 130
     return 0

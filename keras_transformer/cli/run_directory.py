@@ -3,7 +3,10 @@
 ```
 <run_dir>/recipe.json        the resolved recipe (written by prepare/train)
 <run_dir>/tokenizer.model    the tokenizer artefact (pipelines)
-<run_dir>/data/              tokenized training cache, filter report
+<run_dir>/data/sources.json  the data files: paths, lines, sizes, SHA-256
+<run_dir>/data/train/        tokenized training cache: shard-NNNNN.tfrecord,
+                             its counts (.json), shards.json when complete
+<run_dir>/data/filter_report.json  pairs kept and skipped by reason (last)
 <run_dir>/backup/            resume state (fit_resumable)
 <run_dir>/checkpoints/       ckpt-<step>.weights.h5 + .json, the last K
 <run_dir>/logs/              TensorBoard
@@ -35,6 +38,8 @@ MUTABLE_FIELDS = (
     "checkpoint_every_minutes",
     "checkpoint_every_steps",
     "keep_checkpoints",
+    "dev_files",
+    "test_files",
 )
 
 
@@ -56,7 +61,13 @@ class RunDirectory:
         return self.join("tokenizer.model")
 
     @property
-    def cache_prefix(self):
+    def sources_path(self):
+        """The record of the run's data files (`cli.source_files`)."""
+        return self.join("data", "sources.json")
+
+    @property
+    def cache_dir(self):
+        """The tokenized training cache (`cli.training_cache`)."""
         return self.join("data", "train")
 
     @property

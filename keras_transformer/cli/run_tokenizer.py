@@ -10,7 +10,9 @@ from keras_transformer.cli.user_error import UserError
 
 
 def train_tokenizer(recipe, pairs):
-    """Trains the recipe's shared subword vocabulary on `pairs` (§5.1)."""
+    """Trains the recipe's shared subword vocabulary (§5.1) on a seeded sample
+    of `recipe.tokenizer_sample_pairs` of `pairs` (an iterable of str pairs,
+    drawn in one streaming pass)."""
     texts = pipelines.sample_texts(
         pairs, max_pairs=recipe.tokenizer_sample_pairs, seed=recipe.seed
     )

@@ -5,10 +5,10 @@ import time
 
 import pipelines
 from keras_transformer.cli.batching_plan import batching_plan
-from keras_transformer.cli.data import load_pairs
 from keras_transformer.cli.prepare import prepare
 from keras_transformer.cli.run_directory import RunDirectory
 from keras_transformer.cli.run_tokenizer import load_run_tokenizer
+from keras_transformer.cli.training_cache import read_cache
 from keras_transformer.cli.user_error import UserError
 from keras_transformer.models.builder import build_transformer
 from keras_transformer.training import (
@@ -89,12 +89,10 @@ def train(recipe, run_dir, strategy="default", verbose=1, jit_compile="auto"):
         run = wait_until_prepared(run_dir, verbose=verbose)
     tokenizer = load_run_tokenizer(run, recipe.seed)
     replicas = distribution.num_replicas_in_sync
-    plan = batching_plan(recipe, run, replicas, static=strategy == "tpu")
+    plan = batching_plan(recipe, replicas, static=strategy == "tpu")
     config, accumulation = plan
     tokens_per_step = config.tokens_per_batch
-    dataset = pipelines.make_dataset(
-        load_pairs(recipe, recipe.train_split), tokenizer, config
-    )
+    dataset = pipelines.batch_tokenized(read_cache(run), config)
     with distribution.scope():
         model = build_transformer(recipe.model_config(tokenizer.vocab_size))
         compile_recipe(model, recipe, accumulation, jit_compile)
@@ -135,7 +133,7 @@ def wait_until_prepared(
     """Waits for another process (the chief worker) to `prepare` `run_dir`.
 
     The run is prepared when its filter report exists: `prepare` writes it
-    last, after the tokenizer and the renamed (complete) cache.
+    last, after the tokenizer and the complete cache.
 
     Returns:
         The `RunDirectory`.

@@ -1,11 +1,24 @@
-"""`keras-transformer translate`: lines in, translations out (n-best optional)."""
+"""`keras-transformer translate`: lines in, translations out (n-best optional).
 
+Streaming: the input is read in chunks of `CHUNK_LINES` lines; each chunk is
+sorted by length (`word_count`) into batches of at most `batch_tokens` words,
+padding included, and its translations are written back in input order as soon
+as every line before them is done, so the output always holds the translations
+of the input's first lines.
+"""
+
+import codecs
+import datetime
+import gzip
+import itertools
 import json
 import os
 import sys
+import time
 
 from keras_transformer.cli.user_error import UserError
 from keras_transformer.decoding.decoding_config import DecodingConfig
+from keras_transformer.validation import check_positive_int
 
 
 def load_translator(run_dir=None, export_dir=None, weights=None, overrides=None):
@@ -82,61 +95,371 @@ def _export_decoding(export_dir):
     return DecodingConfig(**{k: v for k, v in recorded.items() if k in fields})
 
 
+# Lines sorted and batched together. Output is in input order, so a chunk's
+# lines reach the output about when its longest line is done.
+CHUNK_LINES = 2048
+
+
+def word_count(text):
+    """The batch budget's measure of a line: its whitespace-separated words.
+
+    A stand-in for the subword tokens the model sees, used for both
+    translators: the exported SavedModel has no tokenize signature (only
+    `serving_default`, `translate` and `translate_ids`), so one count that
+    needs no tokenizer batches a run directory and an export alike. A word
+    is one or a few subword pieces; a script written without spaces (Chinese,
+    Japanese, Thai) counts one word per space-separated run, so there
+    `batch_size` is what bounds a batch.
+
+    Args:
+        text: str. One line.
+
+    Returns:
+        int, the number of words.
+    """
+    return len(text.split())
+
+
+def read_lines(path):
+    """Yields the lines of a UTF-8 file, or of stdin, without line ends.
+
+    The file is read one line at a time, never whole; a `.gz` file is
+    decompressed as it is read. A UTF-8 byte order mark at the start is
+    dropped.
+
+    Args:
+        path: str. The file; `"-"` for stdin.
+
+    Yields:
+        str, one line without its `"\\n"` or `"\\r\\n"`.
+
+    Raises:
+        UserError: the file is missing or unreadable, or a line is not UTF-8
+            (`"Invalid UTF-8 in FILE at line N"`).
+    """
+    if path == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text stream (an embedding program, a test)
+            for line in sys.stdin:
+                yield line.rstrip("\r\n")
+        else:
+            yield from _decoded_lines(stream, "<stdin>")
+        return
+    try:
+        stream = gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")
+    except FileNotFoundError:
+        raise UserError(f"No such input file: {path}") from None
+    except OSError as error:
+        raise UserError(f"Cannot read {path}: {error.strerror or error}") from None
+    with stream:
+        yield from _decoded_lines(stream, path)
+
+
+def _decoded_lines(stream, name):
+    """The lines of a binary stream as str, each checked to be UTF-8."""
+    try:
+        for number, raw in enumerate(stream, 1):
+            if number == 1:
+                raw = raw.removeprefix(codecs.BOM_UTF8)
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise UserError(f"Invalid UTF-8 in {name} at line {number}") from None
+            yield line.rstrip("\r\n")
+    except (OSError, EOFError) as error:  # e.g. a bad or truncated .gz file
+        raise UserError(f"Cannot read {name}: {error}") from None
+
+
+def count_lines(path):
+    """The number of lines of an input file, each checked to be UTF-8 (one
+    pass, one line in memory at a time), so that a bad input is refused before
+    the model loads.
+
+    Args:
+        path: str. The file; `"-"` for stdin, which is not counted.
+
+    Returns:
+        int, or `None` for stdin.
+
+    Raises:
+        UserError: as `read_lines`.
+    """
+    if path == "-":
+        return None
+    return sum(1 for _ in read_lines(path))
+
+
+def check_output_path(path, input_path="-"):
+    """Refuses an output file that cannot be written or is the input file,
+    without creating it (the model loads first).
+
+    Args:
+        path: str. The output file; `"-"` for stdout.
+        input_path: str. The input file; `"-"` for stdin.
+
+    Raises:
+        UserError: the output is a folder, its folder is missing, or it is
+            the input.
+    """
+    if path == "-":
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise UserError(f"--output {path} is a folder.")
+    if not os.path.isdir(folder):
+        raise UserError(f"No such folder for --output: {folder}")
+    if input_path != "-" and os.path.exists(path):
+        if os.path.samefile(path, input_path):
+            raise UserError(f"--output {path} is the input file.")
+
+
+def translate_file(
+    translator,
+    input_path="-",
+    output_path="-",
+    decoding=None,
+    total=None,
+    progress=None,
+    **batching,
+):
+    """Translates a file (or stdin) into a file (or stdout), streaming.
+
+    `translate_lines` on `read_lines(input_path)`; the output file is created
+    (or emptied) when the translation starts and holds, at every moment, the
+    translations of the input's first lines, in order.
+
+    Args:
+        translator: from `load_translator`.
+        input_path: str. Input file; `"-"` for stdin. Defaults to `"-"`.
+        output_path: str. Output file; `"-"` for stdout. Defaults to `"-"`.
+        decoding: a `DecodingConfig`. Defaults to `DecodingConfig()`.
+        total: int or `None`. Number of input lines, for the progress display
+            (`count_lines`).
+        progress: a text stream for progress (e.g. stderr) or `None`.
+        **batching: `batch_tokens`, `batch_size`, `chunk_size`, `length`, as
+            `translate_lines`.
+
+    Returns:
+        The number of lines translated.
+    """
+    lines = read_lines(input_path)
+    options = {"decoding": decoding, "total": total, "progress": progress}
+    if output_path == "-":
+        return translate_lines(translator, lines, **options, **batching)
+    try:
+        output = open(output_path, "w", encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"Cannot write {output_path}: {error.strerror}") from None
+    with output:
+        return translate_lines(translator, lines, output, **options, **batching)
+
+
 def translate_lines(
     translator,
     lines,
     output=None,
     decoding=None,
-    batch_size=32,
+    batch_size=256,
     total=None,
     progress=None,
+    batch_tokens=4096,
+    chunk_size=CHUNK_LINES,
+    length=word_count,
 ):
-    """Translates an iterable of lines in batches, writing as it goes.
+    """Translates an iterable of lines in length-sorted batches, writing as it
+    goes, in input order.
+
+    Streaming: the lines are read `chunk_size` at a time (the input is never
+    held whole). Within a chunk, the lines are sorted by `length` and cut into
+    batches of at most `batch_size` lines whose padded size, lines times the
+    longest line's length, stays within `batch_tokens` (a longer line goes
+    alone), so that a batch pads little. After each batch the translations
+    of the chunk's first lines that are all done are written and flushed: a
+    run stopped mid-way leaves the first lines of the input translated, in
+    order.
 
     With `decoding.n_best == 1` one translation per line; otherwise `n_best`
     lines per input in the Moses n-best format `index ||| translation |||
-    score`. An empty line gives an empty translation (score 0).
+    score`, the index counting input lines from 0. An empty (or whitespace-only)
+    line is not sent to the translator: it gives an empty translation, score 0,
+    as the exported translator gives it.
 
     Args:
         translator: from `load_translator`.
-        lines: iterable of str (newlines are stripped).
+        lines: iterable of str (line ends are stripped).
         output: a text stream. Defaults to `sys.stdout` at call time.
         decoding: a `DecodingConfig`. Defaults to `DecodingConfig()`.
-        batch_size: int. Lines per call. Defaults to `32`.
+        batch_size: int. The most lines per call. Defaults to `256`.
         total: int or `None`. Number of lines, for the progress display.
         progress: a text stream for progress (e.g. stderr) or `None`.
+        batch_tokens: int. The budget of one call, in units of `length`,
+            padding included. Defaults to `4096`.
+        chunk_size: int. Lines sorted and batched together. Defaults to
+            `CHUNK_LINES`.
+        length: `fn(str) -> int`, a line's size for the budget. Defaults to
+            `word_count`.
 
     Returns:
         The number of lines translated.
+
+    Example:
+
+    >>> translator, decoding = load_translator(export_dir="export/1")
+    >>> with open("out.txt", "w", encoding="utf-8") as out:
+    ...     translate_lines(translator, ["Hello world.", ""], out, decoding)
+    2
     """
+    check_positive_int("batch_size", batch_size)
+    check_positive_int("batch_tokens", batch_tokens)
+    check_positive_int("chunk_size", chunk_size)
     decoding = DecodingConfig() if decoding is None else decoding
     output = sys.stdout if output is None else output
+    meter = None if progress is None else _Progress(progress, total)
     count = 0
-    batch = []
-
-    def flush():
-        nonlocal count
-        translations, scores = translator(batch, decoding)
-        for row, row_scores in zip(translations, scores, strict=True):
-            if decoding.n_best == 1:
-                output.write(f"{row[0]}\n")
-            else:
-                for text, score in zip(row, row_scores, strict=True):
-                    output.write(f"{count} ||| {text} ||| {score:.4f}\n")
-            count += 1
-        output.flush()
-        batch.clear()
-        if progress is not None:
-            of = f"/{total}" if total else ""
-            progress.write(f"\rtranslated {count}{of} lines")
-            progress.flush()
-
-    for line in lines:
-        batch.append(line.rstrip("\n"))
-        if len(batch) == batch_size:
-            flush()
-    if batch:
-        flush()
-    if progress is not None:
-        progress.write("\n")
+    try:
+        for chunk in _chunks(lines, chunk_size):
+            _translate_chunk(
+                translator,
+                chunk,
+                count,
+                output,
+                decoding,
+                lambda todo: _length_batches(todo, length, batch_tokens, batch_size),
+                meter,
+            )
+            count += len(chunk)
+    finally:  # also after a failure: the count so far, and the line ended
+        if meter is not None:
+            meter.close()
     return count
+
+
+def _chunks(lines, chunk_size):
+    """Lists of up to `chunk_size` lines, line ends stripped."""
+    lines = iter(lines)
+    while True:
+        chunk = [line.rstrip("\r\n") for line in itertools.islice(lines, chunk_size)]
+        if not chunk:
+            return
+        yield chunk
+
+
+def _length_batches(items, length, batch_tokens, batch_size):
+    """`(index, text)` items sorted by `length` (then index), in batches of at
+    most `batch_size` whose count times the longest length stays within
+    `batch_tokens`; a line over the budget forms a batch alone."""
+    batch = []
+    for size, index, text in sorted((length(text), i, text) for i, text in items):
+        # Sorted: this line is the longest of the batch it joins.
+        cost = (len(batch) + 1) * max(size, 1)
+        if batch and (cost > batch_tokens or len(batch) == batch_size):
+            yield batch
+            batch = []
+        batch.append((index, text))
+    if batch:
+        yield batch
+
+
+def _translate_chunk(translator, chunk, first, output, decoding, batches, meter):
+    """Translates one chunk, writing each ready prefix (see `translate_lines`);
+    `first` is the input index of its first line."""
+    n_best = decoding.n_best
+    results = [None] * len(chunk)  # (translations [n], scores [n]) per line
+    todo = []
+    for i, text in enumerate(chunk):
+        if text.strip():
+            todo.append((i, text))
+        else:
+            results[i] = ([""] * n_best, [0.0] * n_best)
+    written = _write_ready(results, 0, first, output, n_best)
+    if meter is not None:
+        meter.update(len(chunk) - len(todo))
+    for batch in batches(todo):
+        translations, scores = translator([text for _, text in batch], decoding)
+        for (i, _), row, row_scores in zip(batch, translations, scores, strict=True):
+            results[i] = (row, row_scores)
+        written = _write_ready(results, written, first, output, n_best)
+        if meter is not None:
+            meter.update(len(batch))
+
+
+def _write_ready(results, start, first, output, n_best):
+    """Writes `results[start:end]`, `end` the first line not done yet, and
+    flushes; returns `end`."""
+    end = start
+    rows = []
+    while end < len(results) and results[end] is not None:
+        translations, scores = results[end]
+        if n_best == 1:
+            rows.append(f"{translations[0]}\n")
+        else:
+            for text, score in zip(translations, scores, strict=True):
+                rows.append(f"{first + end} ||| {text} ||| {score:.4f}\n")
+        end += 1
+    if rows:
+        output.write("".join(rows))
+        output.flush()
+    return end
+
+
+class _Progress:
+    """`translated N/TOTAL lines [####......] P%, R sentences/s, ETA H:MM:SS`.
+
+    On a terminal one line redrawn in place (`\\r`); on any other stream (a
+    log file) one line at most every `interval` seconds, and the last one.
+
+    Args:
+        stream: a text stream (e.g. `sys.stderr`).
+        total: int or `None`. Number of lines, for the bar and the ETA.
+        interval: float. Seconds between lines off a terminal. Defaults to
+            `10.0`.
+    """
+
+    def __init__(self, stream, total=None, interval=10.0):
+        self.stream = stream
+        self.total = total
+        self.interval = interval
+        self.redraw = getattr(stream, "isatty", lambda: False)()
+        self.start = time.monotonic()
+        self.done = 0
+        self.shown = None  # the `done` of the last line shown
+        self.last = None  # and when it was shown
+        self.width = 0
+
+    def update(self, lines):
+        """Counts `lines` more lines done and shows the progress if due."""
+        self.done += lines
+        now = time.monotonic()
+        if self.redraw or self.last is None or now - self.last >= self.interval:
+            self._show(now)
+
+    def close(self):
+        """Shows the final count and ends the line."""
+        if self.shown != self.done:
+            self._show(time.monotonic())
+        if self.redraw:
+            self.stream.write("\n")
+            self.stream.flush()
+
+    def _show(self, now):
+        elapsed = max(now - self.start, 1e-9)
+        rate = self.done / elapsed
+        text = f"translated {self.done}"
+        if self.total:
+            filled = min(20, 20 * self.done // self.total)
+            percent = 100 * self.done // self.total
+            text += f"/{self.total} lines [{'#' * filled}{'.' * (20 - filled)}]"
+            text += f" {percent}%"
+        else:
+            text += " lines"
+        text += f", {rate:.1f} sentences/s"
+        if self.total and 0 < rate and self.done < self.total:
+            eta = datetime.timedelta(seconds=round((self.total - self.done) / rate))
+            text += f", ETA {eta}"
+        if self.redraw:
+            self.width = max(self.width, len(text))
+            self.stream.write(f"\r{text.ljust(self.width)}")
+        else:
+            self.stream.write(f"{text}\n")
+        self.stream.flush()
+        self.shown, self.last = self.done, now

@@ -5,6 +5,7 @@ import keras
 from keras_transformer.decoding.compiled_translate import compiled_translate
 from keras_transformer.decoding.decoding_config import DecodingConfig
 from keras_transformer.decoding.translate import check_decoding_config
+from keras_transformer.evaluation.bleu_tokenizer import bleu_tokenizer
 from keras_transformer.evaluation.evaluate import translate_texts
 from keras_transformer.evaluation.score_translations import score_translations
 from keras_transformer.models import BOS_ID, EOS_ID
@@ -14,9 +15,12 @@ class BleuCallback(keras.callbacks.Callback):
     """Translates a small dev sample every `every_n_steps` steps and logs BLEU.
 
     Decoding is greedy by default (the cheapest way to follow progress; pass
-    `config=DecodingConfig()` for the paper's beam search, §6.1). The score is
-    added to the batch `logs` as `dev_bleu` (so callbacks after this one, e.g.
-    TensorBoard, see it), printed with its sacreBLEU signature, and kept in
+    `config=DecodingConfig()` for the paper's beam search, §6.1). BLEU's
+    tokenizer follows `target_language` (see `bleu_tokenizer`; chosen when the
+    callback is made, so that a missing Japanese or Korean tokenizer fails
+    before training starts). The scores are added to the batch `logs` as
+    `dev_bleu` and `dev_chrf` (so callbacks after this one, e.g. TensorBoard,
+    see them), printed with the BLEU signature, and BLEU is kept in
     `self.scores` as `(step, bleu)` pairs.
 
     Args:
@@ -28,6 +32,8 @@ class BleuCallback(keras.callbacks.Callback):
         config: a `DecodingConfig` (see `translate`). Defaults to
             `DecodingConfig(method="greedy")`. The search is compiled once, at
             the first decode; it reads the weights as they are at each call.
+        target_language: str or `None`. The references' language code, or
+            `None` if not known (BLEU then uses `13a`). Defaults to `None`.
         every_n_steps: int. Decode after every this many training steps.
             Defaults to `1000`.
         verbose: bool. Print each score. Defaults to `True`.
@@ -39,7 +45,8 @@ class BleuCallback(keras.callbacks.Callback):
     Example:
 
     >>> callback = BleuCallback(dev_sources, dev_references, tokenize,
-    ...                         detokenize, every_n_steps=2000)
+    ...                         detokenize, target_language="de",
+    ...                         every_n_steps=2000)
     >>> model.fit(dataset, callbacks=[callback])
     """
 
@@ -50,6 +57,7 @@ class BleuCallback(keras.callbacks.Callback):
         tokenize_fn,
         detokenize_fn,
         config=None,
+        target_language=None,
         every_n_steps=1000,
         verbose=True,
         batch_size=64,
@@ -72,6 +80,8 @@ class BleuCallback(keras.callbacks.Callback):
         self.references = list(references)
         self.tokenize_fn = tokenize_fn
         self.detokenize_fn = detokenize_fn
+        self.target_language = target_language
+        self.tokenize = bleu_tokenizer(target_language)
         self.every_n_steps = every_n_steps
         self.verbose = verbose
         self.batch_size = batch_size
@@ -108,12 +118,19 @@ class BleuCallback(keras.callbacks.Callback):
             eos_id=self.eos_id,
             translate_fn=self._translate_fn,
         )
-        result = score_translations(hypotheses, self.references)
+        result = score_translations(
+            hypotheses,
+            self.references,
+            tokenize=self.tokenize,
+            target_language=self.target_language,
+        )
         self.scores.append((self._step, result["bleu"]))
         if logs is not None:
             logs["dev_bleu"] = result["bleu"]
+            logs["dev_chrf"] = result["chrf"]
         if self.verbose:
             print(
-                f"\nstep {self._step}: dev BLEU = {result['bleu']:.2f} "
-                f"({len(hypotheses)} sentences)  {result['bleu_signature']}"
+                f"\nstep {self._step}: dev BLEU = {result['bleu']:.2f}, "
+                f"chrF = {result['chrf']:.2f} ({len(hypotheses)} sentences)  "
+                f"{result['bleu_signature']}"
             )

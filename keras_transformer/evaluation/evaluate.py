@@ -4,6 +4,8 @@ import numpy as np
 
 from keras_transformer.decoding.compiled_translate import compiled_translate
 from keras_transformer.decoding.translate import check_decoding_config
+from keras_transformer.evaluation.bleu_tokenizer import bleu_tokenizer
+from keras_transformer.evaluation.paper_style_bleu import check_paper_style_language
 from keras_transformer.evaluation.score_translations import score_translations
 from keras_transformer.models import BOS_ID, EOS_ID, PAD_ID
 
@@ -99,6 +101,7 @@ def evaluate(
     tokenize_fn,
     detokenize_fn,
     config=None,
+    target_language=None,
     paper_style=False,
     print_fn=print,
     **translate_texts_kwargs,
@@ -107,8 +110,13 @@ def evaluate(
 
     Decodes with `config`, by default the paper's settings (beam 4, alpha
     0.6, at most source length + 50 tokens; §6.1), detokenizes, and scores
-    against the raw references. The sacreBLEU signatures are always printed
-    beside the scores, so that numbers can be compared across papers.
+    against the raw references. chrF is always reported beside BLEU, and
+    BLEU's tokenizer follows `target_language` (`13a` unless the target is
+    Chinese, Japanese or Korean; see `bleu_tokenizer`). The sacreBLEU
+    signatures, which name that tokenizer (`tok:13a`, `tok:zh`), are always
+    printed beside the scores, so that numbers can be compared across papers.
+    The language is checked before decoding, so that a missing Japanese or
+    Korean tokenizer fails at once.
 
     Args:
         model: a `Transformer`.
@@ -118,9 +126,12 @@ def evaluate(
         detokenize_fn: `fn(list of int) -> str`, target ids to text.
         config: a `DecodingConfig` (see `translate`). Defaults to
             `DecodingConfig()`.
+        target_language: str or `None`. The references' language code (e.g.
+            `"de"`, `"zh-Hans"`, `"ja"`), or `None` if not known (BLEU then
+            uses `13a`). Defaults to `None`.
         paper_style: bool. Also report the paper's tokenized, compound-split
-            BLEU, labelled as such (Table 2 comparison only). Defaults to
-            `False`.
+            BLEU, labelled as such (Table 2 comparison only; `target_language`
+            must be `"de"` or `"fr"`). Defaults to `False`.
         print_fn: callable used for the report, or `None` for silence.
             Defaults to `print`.
         **translate_texts_kwargs: the batching and compilation arguments of
@@ -132,10 +143,14 @@ def evaluate(
 
     Example:
 
-    >>> result = evaluate(model, sources, references, tokenize, detokenize)
-    >>> result["bleu"], result["bleu_signature"]
+    >>> result = evaluate(model, sources, references, tokenize, detokenize,
+    ...                   target_language="de")
+    >>> result["bleu"], result["bleu_signature"], result["chrf"]
     """
     config = check_decoding_config(config)
+    tokenize = bleu_tokenizer(target_language)
+    if paper_style:
+        check_paper_style_language(target_language)
     if len(sources) != len(references):
         raise ValueError(
             "Expected one reference per source. Received: "
@@ -144,7 +159,13 @@ def evaluate(
     hypotheses = translate_texts(
         model, sources, tokenize_fn, detokenize_fn, config, **translate_texts_kwargs
     )
-    result = score_translations(hypotheses, references, paper_style=paper_style)
+    result = score_translations(
+        hypotheses,
+        references,
+        tokenize=tokenize,
+        paper_style=paper_style,
+        target_language=target_language,
+    )
     result["hypotheses"] = hypotheses
     if print_fn is not None:
         print_fn(f"sacreBLEU BLEU = {result['bleu']:.2f}  {result['bleu_signature']}")

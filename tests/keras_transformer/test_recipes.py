@@ -3,13 +3,13 @@ import dataclasses
 import keras
 import numpy as np
 import pytest
+import tensorflow as tf
 import tensorflow_datasets as tfds
 
 from keras_transformer import build_transformer
 from keras_transformer.cli.batching_plan import batching_config, plan_batches
-from keras_transformer.cli.data import load_pairs
+from keras_transformer.cli.data import corpus, training_pairs
 from keras_transformer.cli.export import translator_arguments
-from keras_transformer.cli.run_directory import RunDirectory
 from keras_transformer.cli.run_tokenizer import train_tokenizer
 from keras_transformer.cli.train import compile_recipe, train
 from keras_transformer.decoding.decoding_config import DecodingConfig
@@ -149,13 +149,13 @@ def test_every_recipe_takes_one_update_on_mock_data(name):
     recipe = _shrunk(RECIPES[name])
     keras.utils.set_random_seed(0)  # before the tokenizer (tensorflow-text quirk)
     with tfds.testing.mock_data(num_examples=40):
-        pairs = load_pairs(recipe, recipe.train_split)
-        tokenizer = train_tokenizer(recipe, pairs)
-        tokens_per_step, accumulation = plan_batches(recipe, num_replicas=1)
-        config = dataclasses.replace(
-            batching_config(recipe, RunDirectory("unused"), tokens_per_step),
-            cache=False,
+        texts = list(training_pairs(recipe, corpus(recipe, recipe.train_split)))
+        pairs = tf.data.Dataset.from_tensor_slices(
+            tuple(map(list, zip(*texts, strict=True)))
         )
+        tokenizer = train_tokenizer(recipe, texts)
+        tokens_per_step, accumulation = plan_batches(recipe, num_replicas=1)
+        config = batching_config(recipe, tokens_per_step)
         inputs, targets = next(iter(make_dataset(pairs, tokenizer, config)))
     model = build_transformer(recipe.model_config(tokenizer.vocab_size))
     compile_recipe(model, recipe)

@@ -24,4 +24,4 @@ def test_demo_runs_the_life_cycle_and_reports(tmp_path, capsys):
     for example in report["examples"]:
         assert set(example) == {"source", "reference", "translation"}
     out = capsys.readouterr().out
-    assert "sacreBLEU signature: nrefs:1" in out and f"Wrote {output}/" in out
+    assert "sacreBLEU signatures: BLEU nrefs:1" in out and f"Wrote {output}/" in out
