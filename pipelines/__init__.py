@@ -38,6 +38,7 @@ from pipelines.parallel_corpus import (
     ParallelCorpus,
     decode_pairs,
     file_unchanged,
+    open_binary,
     scan_file,
 )
 from pipelines.pipeline import batch_tokenized, count_filtered, make_dataset
@@ -64,6 +65,7 @@ __all__ = [
     "batch_tokenized",
     "decode_pairs",
     "file_unchanged",
+    "open_binary",
     "read_token_cache",
     "scan_file",
     "write_token_shard",

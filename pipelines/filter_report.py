@@ -22,6 +22,16 @@ FILTER_REASONS = (
     "invalid_utf8",
     "malformed_line",
 )
+# How an error names each reason (`on_bad_line="fail"`).
+REASON_MESSAGES = {
+    "empty_source": "Empty source side",
+    "empty_target": "Empty target side",
+    "source_too_long": "Source longer than max_train_length",
+    "target_too_long": "Target longer than max_train_length",
+    "length_ratio": "Length ratio over max_length_ratio",
+    "invalid_utf8": "Invalid UTF-8",
+    "malformed_line": "Not exactly one tab (a TSV line is source<TAB>target)",
+}
 
 
 def filter_reason(

@@ -36,6 +36,8 @@ from collections.abc import Iterable, Iterator
 
 import tensorflow as tf
 
+from pipelines.filter_report import REASON_MESSAGES
+
 PathLike = str | os.PathLike
 ON_BAD_LINE = ("skip", "fail")
 # The line number takes the low bits of a line id, the part index the rest.
@@ -249,11 +251,10 @@ def check_on_bad_line(on_bad_line: str) -> str:
 
 
 def bad_line(reason: str, origin: str, source, target) -> BadLineError:
-    """The error for a refused pair: reason, file and line, a snippet."""
+    """The error for a refused pair: reason (a `FILTER_REASONS` name), file
+    and line, a snippet."""
     snippet = source[:60] if target is None else (source[:60], target[:60])
-    return BadLineError(
-        f"{reason.replace('_', ' ')} in {origin}. Received: {snippet!r}"
-    )
+    return BadLineError(f"{REASON_MESSAGES[reason]} in {origin}. Received: {snippet!r}")
 
 
 def decode_pairs(

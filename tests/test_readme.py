@@ -1,6 +1,8 @@
 """The README's code examples run (each block that is self-contained)."""
 
+import gzip
 import io
+import json
 import pathlib
 import re
 import shlex
@@ -149,3 +151,43 @@ def test_readme_wmt_commands_run_on_mock_data(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "runs/ende_base/export/1/saved_model.pb").exists()
     assert (tmp_path / "runs/ende_base/eval/test.json").exists()
     assert (tmp_path / "attention.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def _shorten(path, lines):
+    """Keeps the first `lines` lines of a (gzipped) text file."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        kept = [line for _, line in zip(range(lines), f, strict=False)]
+    with opener(path, "wt", encoding="utf-8") as f:
+        f.writelines(kept)
+
+
+def test_readme_own_data_example_runs(tmp_path, monkeypatch):
+    """The "Train on your own data" example: its Python block writes the files,
+    then its commands run verbatim, with the tiny model's `--set` options and
+    4 updates added to `train`, on the files cut to a few hundred lines."""
+    from tests.keras_transformer.cli.conftest import tiny_arguments
+
+    monkeypatch.chdir(tmp_path)
+    (block,) = [b for b in _python_blocks() if 'os.makedirs("mine"' in b]
+    exec(block, {})
+    for name, lines in [("train.en.gz", 300), ("train.fr.gz", 300), ("dev.tsv", 5)]:
+        _shorten(tmp_path / "mine" / name, lines)
+    _shorten(tmp_path / "mine" / "test.en.gz", 6)
+    _shorten(tmp_path / "mine" / "test.fr.gz", 6)
+    sequence = [argv for argv, _ in _cli_lines() if "runs/mine" in " ".join(argv)]
+    assert [argv[0] for argv in sequence] == [
+        "train",
+        "average",
+        "evaluate",
+        "export",
+        "translate",
+    ]
+    for argv in sequence:
+        if argv[0] == "train":
+            argv = argv + ["--train-steps", "4"] + tiny_arguments()
+        assert cli.main(argv) == 0, argv
+    scores = json.loads((tmp_path / "runs/mine/eval/test.json").read_text())
+    assert scores["sentences"] == 6 and "tok:13a" in scores["bleu_signature"]
+    translated = (tmp_path / "mine/test.translated.fr").read_text(encoding="utf-8")
+    assert translated.count("\n") == 6

@@ -404,9 +404,9 @@ def build_parser():
         "--batch-tokens",
         type=POSITIVE_INT,
         default=4096,
-        help="Size of one batch, in whitespace-separated source words (a stand-in "
-        "for subword tokens), padding included: lines x the longest line's words. "
-        "A longer line is translated alone. Default: %(default)s.",
+        help="Size of one batch, in estimated source tokens (UTF-8 bytes / 4, a "
+        "stand-in for subword tokens), padding included: lines x the longest "
+        "line's estimate. A longer line is translated alone. Default: %(default)s.",
     )
     translate.add_argument(
         "--batch-size",

@@ -1,15 +1,14 @@
 """`keras-transformer translate`: lines in, translations out (n-best optional).
 
 Streaming: the input is read in chunks of `CHUNK_LINES` lines; each chunk is
-sorted by length (`word_count`) into batches of at most `batch_tokens` words,
-padding included, and its translations are written back in input order as soon
-as every line before them is done, so the output always holds the translations
-of the input's first lines.
+sorted by length (`estimated_tokens`) into batches of at most `batch_tokens`
+estimated tokens, padding included, and its translations are written back in
+input order as soon as every line before them is done, so the output always
+holds the translations of the input's first lines.
 """
 
 import codecs
 import datetime
-import gzip
 import itertools
 import json
 import os
@@ -100,31 +99,36 @@ def _export_decoding(export_dir):
 CHUNK_LINES = 2048
 
 
-def word_count(text):
-    """The batch budget's measure of a line: its whitespace-separated words.
+# UTF-8 bytes per subword piece, about: 4-5 for English or German (a piece
+# of 3-4 letters and its space), 3 for Chinese (one character a piece), 2-4
+# for Arabic or Cyrillic.
+BYTES_PER_TOKEN = 4
+
+
+def estimated_tokens(text):
+    """The batch budget's measure of a line: its UTF-8 bytes / 4, rounded up.
 
     A stand-in for the subword tokens the model sees, used for both
     translators: the exported SavedModel has no tokenize signature (only
     `serving_default`, `translate` and `translate_ids`), so one count that
-    needs no tokenizer batches a run directory and an export alike. A word
-    is one or a few subword pieces; a script written without spaces (Chinese,
-    Japanese, Thai) counts one word per space-separated run, so there
-    `batch_size` is what bounds a batch.
+    needs no tokenizer batches a run directory and an export alike. Bytes, not
+    whitespace-separated words, so that scripts written without spaces
+    (Chinese, Japanese, Thai) are measured too.
 
     Args:
         text: str. One line.
 
     Returns:
-        int, the number of words.
+        int, 0 for an empty line.
     """
-    return len(text.split())
+    return -(-len(text.encode("utf-8")) // BYTES_PER_TOKEN)
 
 
 def read_lines(path):
     """Yields the lines of a UTF-8 file, or of stdin, without line ends.
 
-    The file is read one line at a time, never whole; a `.gz` file is
-    decompressed as it is read. A UTF-8 byte order mark at the start is
+    The file is read one line at a time, never whole; a `.gz` or `.xz` file
+    is decompressed as it is read. A UTF-8 byte order mark at the start is
     dropped.
 
     Args:
@@ -145,8 +149,10 @@ def read_lines(path):
         else:
             yield from _decoded_lines(stream, "<stdin>")
         return
+    from pipelines import open_binary
+
     try:
-        stream = gzip.open(path, "rb") if path.endswith(".gz") else open(path, "rb")
+        stream = open_binary(path)
     except FileNotFoundError:
         raise UserError(f"No such input file: {path}") from None
     except OSError as error:
@@ -264,7 +270,7 @@ def translate_lines(
     progress=None,
     batch_tokens=4096,
     chunk_size=CHUNK_LINES,
-    length=word_count,
+    length=estimated_tokens,
 ):
     """Translates an iterable of lines in length-sorted batches, writing as it
     goes, in input order.
@@ -297,7 +303,7 @@ def translate_lines(
         chunk_size: int. Lines sorted and batched together. Defaults to
             `CHUNK_LINES`.
         length: `fn(str) -> int`, a line's size for the budget. Defaults to
-            `word_count`.
+            `estimated_tokens`.
 
     Returns:
         The number of lines translated.

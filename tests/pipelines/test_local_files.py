@@ -29,7 +29,7 @@ def test_line_count_mismatch_names_file_and_line(tmp_path):
     (tmp_path / "s").write_text("a\nb\nc\n", encoding="utf-8")
     (tmp_path / "t").write_text("x\ny\n", encoding="utf-8")
     with pytest.raises(
-        ValueError, match=r"Line-count mismatch: .*t ends before line 3"
+        ValueError, match=r"Line-count mismatch: .*s has 3 lines, .*t has 2"
     ):
         read_parallel_files(tmp_path / "s", tmp_path / "t")
 
@@ -55,13 +55,29 @@ def test_invalid_utf8_names_file_and_line(tmp_path):
 
 def test_tsv_field_count_names_line(tmp_path):
     (tmp_path / "p.tsv").write_text("a\tb\nc\td\te\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"p.tsv at line 2\. Received: 3 fields"):
+    with pytest.raises(
+        ValueError,
+        match=r"Not exactly one tab .* in .*p.tsv at line 2\. Received: b'c\\td\\te'",
+    ):
         read_parallel_tsv(tmp_path / "p.tsv")
     (tmp_path / "q.tsv").write_text("a\tb\nno tab\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"q.tsv at line 2\. Received: 1 fields"):
+    with pytest.raises(
+        ValueError, match=r"Not exactly one tab .* in .*q.tsv at line 2\."
+    ):
         read_parallel_tsv(tmp_path / "q.tsv")
 
 
 def test_missing_file(tmp_path):
     with pytest.raises(FileNotFoundError, match="Received: path="):
         read_parallel_tsv(tmp_path / "nope.tsv")
+
+
+def test_xz_files_are_read_too(tmp_path):
+    import lzma
+
+    with lzma.open(tmp_path / "s.xz", "wt", encoding="utf-8") as f:
+        f.write("eins\nzwei\r\n")
+    with lzma.open(tmp_path / "t.xz", "wt", encoding="utf-8") as f:
+        f.write("one\ntwo\n")
+    pairs = _pairs(read_parallel_files(tmp_path / "s.xz", tmp_path / "t.xz"))
+    assert pairs == [("eins", "one"), ("zwei", "two")]

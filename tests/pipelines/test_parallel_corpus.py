@@ -88,17 +88,17 @@ def test_decode_skips_and_counts_by_reason(tmp_path):
         "malformed_line": 1,
     }
     # Held-out data keeps empty sides (but not undecodable lines).
-    with pytest.raises(BadLineError, match=f"invalid utf8 in {tsv} at line 2"):
+    with pytest.raises(BadLineError, match=f"Invalid UTF-8 in {tsv} at line 2"):
         list(decode_pairs(corpus.raw_pairs(), corpus.origin, "fail", keep_empty=True))
 
 
 @pytest.mark.parametrize(
     "content, reason, line",
     [
-        (b"a\tb\n\xc3\x28\tc\n", "invalid utf8", 2),
-        (b"a\tb\nc\td\n\tx\n", "empty source", 3),
-        (b"a\t \n", "empty target", 1),
-        (b"a\tb\nc\n", "malformed line", 2),
+        (b"a\tb\n\xc3\x28\tc\n", "Invalid UTF-8", 2),
+        (b"a\tb\nc\td\n\tx\n", "Empty source side", 3),
+        (b"a\t \n", "Empty target side", 1),
+        (b"a\tb\nc\n", "Not exactly one tab \\(a TSV line is source<TAB>target\\)", 2),
     ],
 )
 def test_decode_fails_on_the_first_bad_line_naming_file_and_line(

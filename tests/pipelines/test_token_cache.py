@@ -88,7 +88,8 @@ def test_fail_names_the_first_pair_the_filter_drops(
 
     path = str(tmp_path / "s.tfrecord")
     line = 8 if long_side == "source" else 9
-    message = f"^{reason.replace('_', ' ')} in corpus.tsv at line {line}\\."
+    side = long_side.capitalize()
+    message = f"^{side} longer than max_train_length in corpus.tsv at line {line}\\."
     with pytest.raises(BadLineError, match=message):
         write_token_shard(pairs, sp_tokenizer, CONFIG, path, "fail", origin)
     counts = write_token_shard(pairs, sp_tokenizer, CONFIG, path, "skip", origin)

@@ -160,11 +160,17 @@ def test_a_line_count_mismatch_fails_before_any_work(tmp_path, capsys):
 
 
 DIRTY = {
-    "invalid_utf8": ((b"caf\xe9 au lait", b"Milchkaffee"), "invalid utf8"),
-    "empty_source": (("", "Leer"), "empty source"),
-    "empty_target": (("Empty", "   "), "empty target"),
-    "source_too_long": ((" ".join(["Open the file"] * 60), "Datei"), "source too long"),
-    "length_ratio": (("Yes", " ".join(["Ja, natürlich gerne"] * 6)), "length ratio"),
+    "invalid_utf8": ((b"caf\xe9 au lait", b"Milchkaffee"), "Invalid UTF-8"),
+    "empty_source": (("", "Leer"), "Empty source side"),
+    "empty_target": (("Empty", "   "), "Empty target side"),
+    "source_too_long": (
+        (" ".join(["Open the file"] * 60), "Datei"),
+        "Source longer than max_train_length",
+    ),
+    "length_ratio": (
+        ("Yes", " ".join(["Ja, natürlich gerne"] * 6)),
+        "Length ratio over max_length_ratio",
+    ),
 }
 
 

@@ -15,10 +15,10 @@ from keras_transformer import cli
 from keras_transformer.cli.translate import (
     check_output_path,
     count_lines,
+    estimated_tokens,
     read_lines,
     translate_file,
     translate_lines,
-    word_count,
 )
 from keras_transformer.cli.user_error import UserError
 from keras_transformer.decoding.decoding_config import DecodingConfig
@@ -99,7 +99,9 @@ def test_batches_fill_the_budget_within_each_chunk():
         batch_tokens=budget,
         chunk_size=chunk_size,
     )
-    batches = [[(word_count(text), index[text]) for text in call] for call in calls]
+    batches = [
+        [(estimated_tokens(text), index[text]) for text in call] for call in calls
+    ]
     for batch, after in zip(batches, [*batches[1:], None], strict=True):
         longest = batch[-1][0]
         assert batch == sorted(batch)
@@ -158,12 +160,12 @@ def test_a_failure_mid_way_leaves_the_lines_done_in_order(tmp_path):
 def test_empty_lines_and_n_best_keep_the_input_index():
     calls, output = [], io.StringIO()
     decoding = DecodingConfig(beam_size=2, n_best=2)
-    lines = ["b b\n", "\n", "  \n", "a"]
+    lines = ["bbbbb b\n", "\n", "  \n", "a"]  # 7 bytes: 2 estimated tokens
     count = translate_lines(fake_translator(calls), lines, output, decoding=decoding)
-    assert count == 4 and calls == [["a", "b b"]]  # empty lines are not sent
+    assert count == 4 and calls == [["a", "bbbbb b"]]  # empty lines are not sent
     assert output.getvalue().splitlines() == [
-        "0 ||| B B ||| -3.0000",
-        "0 ||| B B* ||| -4.0000",
+        "0 ||| BBBBB B ||| -7.0000",
+        "0 ||| BBBBB B* ||| -8.0000",
         "1 |||  ||| 0.0000",
         "1 |||  ||| 0.0000",
         "2 |||  ||| 0.0000",
