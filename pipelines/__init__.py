@@ -20,6 +20,13 @@ never the reverse.
   draws their training texts. Special ids: `special_tokens`.
 - Batching as §5.1: `make_dataset` with a `BatchingConfig`, `count_filtered`
   with its `FilterReport`; the transformations themselves in `transforms`.
+- Constituency trees for parsing (§6.3): the `Tree` type and its bracket
+  reader (`trees`: `parse_tree`, `read_trees`); `read_treebank` (WSJ sections
+  of an LDC Penn Treebank, `WSJ_SPLITS`, or any bracket files) and
+  `load_bundled_trees` (GUM, under `data/gum/`), both normalised
+  (`tree_normalisation`: `normalise_tree`) and counted in a `TreebankReport`;
+  trees as target sequences and back, repairing invalid output
+  (`tree_linearization`: `linearize`, `delinearize`, `RepairCounts`).
 """
 
 from pipelines import special_tokens, transforms
@@ -53,6 +60,25 @@ from pipelines.tokenizer_registry import (
     tokenizer_class,
 )
 from pipelines.training_texts import sample_texts
+from pipelines.tree_linearization import (
+    RepairCounts,
+    delinearize,
+    linearize,
+    retag,
+    target_symbols,
+)
+from pipelines.tree_normalisation import normalise_tree, strip_function_tags
+from pipelines.treebank import (
+    BUNDLED_TREEBANKS,
+    WSJ_SPLITS,
+    TreebankError,
+    TreebankReport,
+    bundled_trees_path,
+    load_bundled_trees,
+    parse_sections,
+    read_treebank,
+)
+from pipelines.trees import ROOT_LABEL, Tree, TreeSyntaxError, parse_tree, read_trees
 from pipelines.wordpiece_tokenizer import WordPieceTokenizer
 
 __all__ = [
@@ -97,4 +123,24 @@ __all__ = [
     "token_budget_batch_sizes",
     "tokenizer_class",
     "transforms",
+    "BUNDLED_TREEBANKS",
+    "WSJ_SPLITS",
+    "Tree",
+    "TreeSyntaxError",
+    "TreebankError",
+    "TreebankReport",
+    "bundled_trees_path",
+    "load_bundled_trees",
+    "normalise_tree",
+    "strip_function_tags",
+    "ROOT_LABEL",
+    "RepairCounts",
+    "delinearize",
+    "linearize",
+    "retag",
+    "target_symbols",
+    "parse_sections",
+    "parse_tree",
+    "read_treebank",
+    "read_trees",
 ]

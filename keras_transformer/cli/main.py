@@ -174,6 +174,18 @@ def _attention(args):
     )
 
 
+def _evalb(args):
+    from keras_transformer.cli.evalb import evalb_files
+
+    evalb_files(
+        args.gold_file,
+        args.test_file,
+        prm=args.prm,
+        evalb_compatible=args.evalb_compatible,
+        placeholder_tag=args.placeholder_tag,
+    )
+
+
 def _demo(args):
     from keras_transformer.cli.demo import run_demo
     from keras_transformer.recipes import get_recipe
@@ -451,6 +463,29 @@ def build_parser():
     )
     attention.add_argument("--png", required=True, help="Output image path.")
     attention.set_defaults(handler=_attention)
+
+    evalb = commands.add_parser(
+        "evalb",
+        help="Labelled bracket F1 of parsed trees, as EVALB with COLLINS.prm (§6.3).",
+    )
+    evalb.add_argument("gold_file", help="Gold trees, one per line.")
+    evalb.add_argument("test_file", help="Parsed trees, line by line with the gold.")
+    evalb.add_argument(
+        "--prm", help="An EVALB parameter file. Default: the bundled COLLINS.prm."
+    )
+    evalb.add_argument(
+        "--evalb-compatible",
+        action="store_true",
+        help="Leave out sentences whose words differ from the gold, as EVALB does "
+        "(default: score them as zero matched brackets).",
+    )
+    evalb.add_argument(
+        "--placeholder-tag",
+        default="XX",
+        help="Test tag that takes the gold tag before scoring ('' for none). "
+        "Default: XX.",
+    )
+    evalb.set_defaults(handler=_evalb)
     return parser
 
 

@@ -169,6 +169,28 @@ def write_lo_notice(out: Path, pkgs: list[Package], fixture: bool = False) -> No
     copy_license("MPL-2.0", out / "LICENSE")
 
 
+# Kept by the rebuild: the GUM trees are bundled by hand, not by this script.
+GUM_SECTION = """
+## Bundled constituency trees: GUM
+
+`gum/` holds 4,636 English constituency trees in Penn Treebank brackets from
+the GUM corpus (the genres whose texts are CC BY or CC BY-SA; trees CC BY 4.0),
+for the English constituency parsing task of the paper (§6.3):
+`gum/train.ptb.gz` 3,707 trees, `gum/dev.ptb.gz` 438, `gum/test.ptb.gz` 491,
+split by document as GUM's `splits.md` (`gum/documents.txt`).  The folder holds
+GUM's licence and annotator list (`LICENSE-GUM.txt`) and its own `README.md`
+(origin, licences per genre, format).  Read them with
+`pipelines.load_bundled_trees(split)`, which normalises them as
+`pipelines.read_treebank` normalises the WSJ (root `TOP`, function tags
+stripped).
+
+These are **silver trees**: GUM's constituency layer is parser output from gold
+part-of-speech tags, not hand-corrected trees, so F1 on them is not comparable
+with the paper's WSJ section 23 figures (Table 4).  They are not rebuilt by
+`scripts/build_corpora.py`.
+"""
+
+
 def readme_text(
     packages: dict[str, Package],
     counts: dict[str, int],
@@ -191,7 +213,8 @@ def readme_text(
     )
     versions = "\n".join(f"| `{p.name}` | `{p.version}` |" for p in packages.values())
     total = sum(sizes.values())
-    return f"""# Bundled parallel corpora
+    return (
+        f"""# Bundled parallel corpora
 
 Real parallel text for the default training job, rebuilt from Debian packages by
 `scripts/build_corpora.py` (no download at run time).  Every line of a `.tsv`
@@ -260,6 +283,8 @@ Package versions used:
 
 Ding dictionary file version: "{dict_version}".
 """
+        + GUM_SECTION
+    )
 
 
 def write_readme(

@@ -120,7 +120,9 @@ def test_readme_text():
         "| `libreoffice-help-de` | `4:7.4.7-1` |\n\n"
         'Ding dictionary file version: "1.9 2020".\n'
     ) in text
-    assert text.endswith('Ding dictionary file version: "1.9 2020".\n')
+    # The hand-bundled GUM trees' section comes last, kept by a rebuild.
+    assert text.endswith(notices.GUM_SECTION)
+    assert "## Bundled constituency trees: GUM" in notices.GUM_SECTION
     assert "* `fixture/` (MPL-2.0): 300 short pairs" in text
     assert "* Pairs with more than 200 words on either side are dropped.\n" in text
     assert "\n```\npython3 scripts/build_corpora.py --apt-update\n```\n" in text

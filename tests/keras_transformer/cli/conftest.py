@@ -30,6 +30,17 @@ TINY = [
 ]
 
 
+def user_error(argv, capsys):
+    """Runs `argv`, checks it failed as a user error (exit 2, one line on
+    stderr, no traceback) and returns the line."""
+    status = cli.main(argv)
+    err = capsys.readouterr().err
+    assert status == 2
+    assert "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1, err
+    return err
+
+
 def tiny_arguments(*extra):
     """`--set` arguments of the tiny recipe, plus `extra` KEY=VALUE pairs."""
     return [item for pair in (*TINY, *extra) for item in ("--set", pair)]

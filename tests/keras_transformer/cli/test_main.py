@@ -1,6 +1,7 @@
 import pytest
 
 from keras_transformer import cli
+from tests.keras_transformer.cli.conftest import user_error
 
 COMMANDS = (
     "demo",
@@ -12,6 +13,7 @@ COMMANDS = (
     "translate",
     "export",
     "attention",
+    "evalb",
 )
 
 
@@ -32,24 +34,15 @@ def test_every_subcommand_has_help(command, capsys):
     assert "usage: keras-transformer" in capsys.readouterr().out
 
 
-def _user_error(argv, capsys):
-    status = cli.main(argv)
-    err = capsys.readouterr().err
-    assert status == 2
-    assert "Traceback" not in err
-    assert len(err.strip().splitlines()) == 1, err
-    return err
-
-
 def test_unknown_recipe_is_a_one_line_error(tmp_path, capsys):
-    err = _user_error(
+    err = user_error(
         ["prepare", "--recipe", "wmt99", "--run-dir", str(tmp_path)], capsys
     )
     assert "recipe='wmt99'" in err and "wmt14_en_de_base" in err
 
 
 def test_unknown_recipe_field_is_a_one_line_error(tmp_path, capsys):
-    err = _user_error(
+    err = user_error(
         ["prepare", "--recipe", "demo", "--run-dir", str(tmp_path), "--set", "lr=3"],
         capsys,
     )
@@ -57,7 +50,7 @@ def test_unknown_recipe_field_is_a_one_line_error(tmp_path, capsys):
 
 
 def test_malformed_set_is_a_one_line_error(tmp_path, capsys):
-    err = _user_error(
+    err = user_error(
         ["prepare", "--recipe", "demo", "--run-dir", str(tmp_path), "--set", "x"],
         capsys,
     )
@@ -65,7 +58,7 @@ def test_malformed_set_is_a_one_line_error(tmp_path, capsys):
 
 
 def test_bad_recipe_value_names_it(tmp_path, capsys):
-    err = _user_error(
+    err = user_error(
         [
             "prepare",
             "--recipe",
@@ -82,12 +75,12 @@ def test_bad_recipe_value_names_it(tmp_path, capsys):
 
 @pytest.mark.parametrize("command", ["evaluate", "export", "average"])
 def test_a_directory_without_a_run_is_a_one_line_error(command, tmp_path, capsys):
-    err = _user_error([command, "--run-dir", str(tmp_path)], capsys)
+    err = user_error([command, "--run-dir", str(tmp_path)], capsys)
     assert "not a run directory" in err
 
 
 def test_missing_input_file_is_a_one_line_error(tmp_path, capsys):
-    err = _user_error(
+    err = user_error(
         ["translate", "--export", str(tmp_path), "--input", str(tmp_path / "no.txt")],
         capsys,
     )

@@ -1,0 +1,152 @@
+"""Constituency trees in Penn Treebank brackets: one small immutable type and
+its reader and writer, shared by the treebank reader, the linearization of
+§6.3 and the EVALB-compatible scorer.
+
+A `Tree` is a label and a tuple of children; a preterminal's only child is
+its word (a `str`):
+
+>>> tree = parse_tree("(S (NP (DT The) (NN cat)) (VP (VBD sat)))")
+>>> tree.words()
+('The', 'cat', 'sat')
+>>> str(tree)
+'(S (NP (DT The) (NN cat)) (VP (VBD sat)))'
+
+`read_trees` reads any number of trees from text: one per line or spread
+over many lines (as LDC's `.mrg` files), blank lines between them or not,
+with an unlabelled outer bracket (`( (S ...) )` or `((S ...))`) kept as a
+tree of label `""`. Unbalanced brackets, a word outside a preterminal, or
+text outside any tree fail naming the source and line.
+"""
+
+import dataclasses
+import re
+from collections.abc import Iterator
+
+_TOKEN = re.compile(r"\(|\)|[^\s()]+")
+# The root label of a normalised tree (`pipelines.tree_normalisation`) and of
+# every tree `pipelines.tree_linearization.delinearize` builds.
+ROOT_LABEL = "TOP"
+
+
+@dataclasses.dataclass(frozen=True)
+class Tree:
+    """A constituent: `label` and `children` (trees, or one word for a
+    preterminal)."""
+
+    label: str
+    children: tuple = ()
+
+    @property
+    def is_preterminal(self) -> bool:
+        return len(self.children) == 1 and isinstance(self.children[0], str)
+
+    def words(self) -> tuple[str, ...]:
+        """The words at the leaves, left to right."""
+        if self.is_preterminal:
+            return (self.children[0],)
+        return tuple(word for child in self.children for word in child.words())
+
+    def preterminals(self) -> tuple["Tree", ...]:
+        """The preterminals (tag and word), left to right."""
+        if self.is_preterminal:
+            return (self,)
+        return tuple(p for child in self.children for p in child.preterminals())
+
+    def __str__(self) -> str:
+        if self.is_preterminal:
+            return f"({self.label} {self.children[0]})"
+        inner = " ".join(str(child) for child in self.children)
+        return f"({self.label} {inner})" if self.label else f"( {inner})"
+
+
+class TreeSyntaxError(ValueError):
+    """Malformed brackets; the message names the source and line."""
+
+
+def read_trees(text: str, source: str = "<string>") -> Iterator[tuple[int, Tree]]:
+    """Yields `(line, tree)` for each bracketed tree of `text` (`line` is the
+    1-based line where the tree opens).
+
+    Args:
+        text: str. Trees in Penn Treebank brackets, any layout.
+        source: str. What `text` is, for error messages (a file name).
+            Defaults to `"<string>"`.
+
+    Raises:
+        TreeSyntaxError: unbalanced brackets, a word outside a preterminal,
+            an empty constituent `()`, or text outside any tree, naming
+            `source` and the line.
+    """
+    stack = []  # [label, children, line] of the open constituents
+    expect_label = False  # just after "(": a word here is the label
+    for number, token in _tokens(text):
+        if expect_label:
+            expect_label = False
+            if token not in ("(", ")"):
+                stack[-1][0] = token
+                continue
+        if token == "(":
+            if stack and _words(stack[-1][1]):
+                _word_outside(stack[-1], _words(stack[-1][1])[0], source, number)
+            stack.append(["", [], number])
+            expect_label = True
+        elif token == ")":
+            if not stack:
+                raise TreeSyntaxError(f"Unbalanced ')' in {source} at line {number}")
+            label, children, opened = stack.pop()
+            if not children:
+                raise TreeSyntaxError(f"Empty constituent in {source} at line {opened}")
+            tree = Tree(label, tuple(children))
+            if stack:
+                stack[-1][1].append(tree)
+            else:
+                yield opened, tree
+        else:
+            if not stack:
+                raise TreeSyntaxError(
+                    f"Text outside a tree in {source} at line {number}. "
+                    f"Received: {token!r}"
+                )
+            if not stack[-1][0] or stack[-1][1]:
+                _word_outside(stack[-1], token, source, number)
+            stack[-1][1].append(token)
+    if stack:
+        raise TreeSyntaxError(
+            f"Unbalanced '(' in {source}: the tree opened at line {stack[0][2]} "
+            "is not closed"
+        )
+
+
+def _tokens(text):
+    """`(line, token)` for each bracket and word of `text`."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        for token in _TOKEN.findall(line):
+            yield number, token
+
+
+def _words(children):
+    return [child for child in children if isinstance(child, str)]
+
+
+def _word_outside(constituent, word, source, line):
+    """Raises for `word` in `constituent` (an open `[label, children, line]`)
+    that is not a preterminal's only child."""
+    label = constituent[0] or "an unlabelled bracket"
+    raise TreeSyntaxError(
+        f"A word outside a preterminal in {source} at line {line}. "
+        f"Received: {word!r} under {label}"
+    )
+
+
+def parse_tree(text: str) -> Tree:
+    """The one tree of `text`.
+
+    Raises:
+        TreeSyntaxError: malformed, or not exactly one tree.
+    """
+    trees = [tree for _, tree in read_trees(text)]
+    if len(trees) != 1:
+        raise TreeSyntaxError(
+            f"Expected one tree. Received: {len(trees)} trees in {text[:80]!r}"
+        )
+    return trees[0]
