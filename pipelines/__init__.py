@@ -60,6 +60,11 @@ from pipelines.tokenizer_registry import (
     tokenizer_class,
 )
 from pipelines.training_texts import sample_texts
+from pipelines.tree_baselines import (
+    baseline_labels,
+    flat_tree,
+    right_branching_tree,
+)
 from pipelines.tree_linearization import (
     RepairCounts,
     delinearize,
@@ -139,6 +144,9 @@ __all__ = [
     "linearize",
     "retag",
     "target_symbols",
+    "baseline_labels",
+    "flat_tree",
+    "right_branching_tree",
     "parse_sections",
     "parse_tree",
     "read_treebank",
