@@ -15,7 +15,8 @@ never the reverse.
   `write_token_shard`, `read_token_cache`.
 - Tokenizers run in the graph, saved as one-file artefacts with a fingerprint:
   `SentencePieceTokenizer` (BPE) and `WordPieceTokenizer`, both
-  `SubwordTokenizer`s; `TOKENIZER_KINDS` / `tokenizer_class` map a kind name to
+  `SubwordTokenizer`s, and `SymbolTokenizer`, the whole-token target vocabulary
+  of parsing (§6.3); `TOKENIZER_KINDS` / `tokenizer_class` map a kind name to
   its class and `load_tokenizer` reads an artefact of any kind; `sample_texts`
   draws their training texts. Special ids: `special_tokens`.
 - Batching as §5.1: `make_dataset` with a `BatchingConfig`, `count_filtered`
@@ -26,7 +27,10 @@ never the reverse.
   `load_bundled_trees` (GUM, under `data/gum/`), both normalised
   (`tree_normalisation`: `normalise_tree`) and counted in a `TreebankReport`;
   trees as target sequences and back, repairing invalid output
-  (`tree_linearization`: `linearize`, `delinearize`, `RepairCounts`).
+  (`tree_linearization`: `linearize`, `delinearize`, `RepairCounts`);
+  `TreeCorpus` streams trees as (words, symbols) pairs into the same
+  preparation as translation data; `flat_tree` and `right_branching_tree`
+  are the baselines.
 """
 
 from pipelines import special_tokens, transforms
@@ -52,6 +56,7 @@ from pipelines.pipeline import batch_tokenized, count_filtered, make_dataset
 from pipelines.sentencepiece_tokenizer import SentencePieceTokenizer
 from pipelines.special_tokens import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 from pipelines.subword_tokenizer import SubwordTokenizer
+from pipelines.symbol_tokenizer import SymbolTokenizer
 from pipelines.tfds_source import load_tfds
 from pipelines.token_cache import read_token_cache, write_token_shard
 from pipelines.tokenizer_registry import (
@@ -65,6 +70,7 @@ from pipelines.tree_baselines import (
     flat_tree,
     right_branching_tree,
 )
+from pipelines.tree_corpus import TreeCorpus
 from pipelines.tree_linearization import (
     RepairCounts,
     delinearize,
@@ -111,6 +117,7 @@ __all__ = [
     "FilterReport",
     "SentencePieceTokenizer",
     "SubwordTokenizer",
+    "SymbolTokenizer",
     "WordPieceTokenizer",
     "bundled_corpus_path",
     "count_filtered",
@@ -145,6 +152,7 @@ __all__ = [
     "retag",
     "target_symbols",
     "baseline_labels",
+    "TreeCorpus",
     "flat_tree",
     "right_branching_tree",
     "parse_sections",

@@ -35,6 +35,7 @@ def write_token_shard(
     path: str,
     on_bad_line: str = "skip",
     origin=None,
+    target_tokenizer=None,
 ) -> Counter:
     """Tokenizes and filters `pairs` into the TFRecord file `path`.
 
@@ -44,7 +45,7 @@ def write_token_shard(
     Args:
         pairs: list of `(line_id, source, target)` (str sides, from
             `pipelines.parallel_corpus.decode_pairs`).
-        tokenizer: the shared tokenizer (§5.1).
+        tokenizer: the shared tokenizer (§5.1), or the source's.
         config: `BatchingConfig`; its `max_train_length`, `max_length_ratio`
             and `tokenize_batch_size` are read.
         path: str. The shard's file.
@@ -52,6 +53,8 @@ def write_token_shard(
             filter drops, in line order). Defaults to `"skip"`.
         origin: `fn(line_id) -> str` naming a pair's file and line, for the
             error. Defaults to the line id.
+        target_tokenizer: the target's own tokenizer (parsing's whole-token
+            symbols, §6.3), or `None` for the shared one.
 
     Returns:
         A `Counter` of the pairs by `FILTER_REASONS` name (`"kept"` included).
@@ -64,7 +67,8 @@ def write_token_shard(
     counts = Counter()
     partial = f"{path}.partial"
     with tf.io.TFRecordWriter(partial) as writer:
-        for start, batch in _tokenized_batches(pairs, tokenizer, config):
+        batches = _tokenized_batches(pairs, tokenizer, target_tokenizer, config)
+        for start, batch in batches:
             source_ids, target_ids, reasons = batch
             for code, number in zip(
                 *np.unique(reasons, return_counts=True), strict=True
@@ -87,7 +91,7 @@ def write_token_shard(
     return counts
 
 
-def _tokenized_batches(pairs, tokenizer, config):
+def _tokenized_batches(pairs, tokenizer, target_tokenizer, config):
     """Yields `(start, ((flat, splits) source ids, (flat, splits) target
     pieces, reason codes))` numpy batches of `pairs` in order, tokenized in
     parallel (`tf.data`), the sources through `encode_sources` (pieces, then
@@ -98,7 +102,7 @@ def _tokenized_batches(pairs, tokenizer, config):
 
     def tokenize(sources, targets):
         source_ids = encode_sources(tokenizer, sources)
-        target_ids = tokenizer.tokenize(targets)
+        target_ids = (target_tokenizer or tokenizer).tokenize(targets)
         reasons = filter_reasons(
             source_ids.row_lengths(),
             target_ids.row_lengths() + 1,  # + bos

@@ -3,15 +3,15 @@
 An artefact is a UTF-8 JSON object:
 
     {"format": "pipelines.tokenizer", "version": 1,
-     "kind": "sentencepiece" | "wordpiece",
+     "kind": "sentencepiece" | "wordpiece" | "symbols",
      "vocab_size": int, "special_ids": {"pad": 0, "unk": 1, "bos": 2, "eos": 3},
      "fingerprint": "sha256:<hex>", "payload": "<base64>"}
 
-`payload` is the serialized SentencePiece model proto, or the WordPiece
-vocabulary as newline-joined UTF-8. The fingerprint is the SHA-256 of the kind
-and the payload bytes, so two tokenizers with equal fingerprints map every text
-to the same ids: it is how checkpoints and exports name the vocabulary they
-were trained with. Reading verifies the fingerprint and the special ids.
+`payload` is the serialized SentencePiece model proto, or the WordPiece (or
+whole-token symbol) vocabulary as newline-joined UTF-8. The fingerprint is the
+SHA-256 of the kind and the payload bytes, so two tokenizers with equal
+fingerprints map every text to the same ids: it is how checkpoints and exports
+name the vocabulary they were trained with. Reading verifies the fingerprint and the special ids.
 
 This module is the file format only: `SubwordTokenizer` saves and loads
 through it, and `pipelines.load_tokenizer` picks the class of the recorded

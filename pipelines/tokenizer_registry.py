@@ -2,8 +2,9 @@
 
 A tokenizer artefact records its kind (`tokenizer_artifact`); `load_tokenizer`
 builds the class registered for it, and a recipe names its tokenizer by kind.
-Both kinds learn the shared source-target vocabulary of §5.1: SentencePiece
-BPE (En-De) and WordPiece (En-Fr).
+Two kinds learn the shared source-target vocabulary of §5.1: SentencePiece
+BPE (En-De) and WordPiece (En-Fr). The third, `"symbols"`, is the whole-token
+target vocabulary of parsing (§6.3), used as a separate target tokenizer.
 """
 
 import os
@@ -11,12 +12,16 @@ import types
 
 from pipelines.sentencepiece_tokenizer import SentencePieceTokenizer
 from pipelines.subword_tokenizer import SubwordTokenizer
+from pipelines.symbol_tokenizer import SymbolTokenizer
 from pipelines.tokenizer_artifact import read_artifact
 from pipelines.wordpiece_tokenizer import WordPieceTokenizer
 
 # Read-only: kind name -> `SubwordTokenizer` subclass, in a stable order.
 TOKENIZER_KINDS = types.MappingProxyType(
-    {cls.kind: cls for cls in (SentencePieceTokenizer, WordPieceTokenizer)}
+    {
+        cls.kind: cls
+        for cls in (SentencePieceTokenizer, WordPieceTokenizer, SymbolTokenizer)
+    }
 )
 
 
@@ -24,8 +29,8 @@ def tokenizer_class(kind: str) -> type[SubwordTokenizer]:
     """Returns the tokenizer class registered for `kind`.
 
     Args:
-        kind: str. A key of `TOKENIZER_KINDS`: `"sentencepiece"` or
-            `"wordpiece"`.
+        kind: str. A key of `TOKENIZER_KINDS`: `"sentencepiece"`,
+            `"wordpiece"` or `"symbols"`.
 
     Returns:
         A `SubwordTokenizer` subclass.
@@ -45,8 +50,8 @@ def load_tokenizer(path: str | os.PathLike) -> SubwordTokenizer:
         path: str or path-like. An artefact written by a tokenizer's `save`.
 
     Returns:
-        A `SentencePieceTokenizer` or a `WordPieceTokenizer`, as the artefact's
-        kind says.
+        A `SentencePieceTokenizer`, a `WordPieceTokenizer` or a
+        `SymbolTokenizer`, as the artefact's kind says.
     """
     kind, payload = read_artifact(path)
     try:

@@ -277,11 +277,14 @@ def test_table3_d3_and_d4_train_with_their_own_label_smoothing():
     )
 
 
-def test_recipe_tokenizers_are_the_registered_kinds():
+def test_recipe_tokenizers_are_the_registered_subword_kinds():
     import pipelines
     from keras_transformer import recipes
 
-    assert recipes.TOKENIZERS == tuple(pipelines.TOKENIZER_KINDS)
+    # A recipe's tokenizer is the shared (source) one: a subword kind; the
+    # whole-token "symbols" kind is parsing's target vocabulary (§6.3).
+    subword = tuple(kind for kind in pipelines.TOKENIZER_KINDS if kind != "symbols")
+    assert recipes.TOKENIZERS == subword
 
 
 def test_the_model_side_special_ids_are_the_tokenizers():
