@@ -28,6 +28,7 @@ never the reverse.
   (`tree_normalisation`: `normalise_tree`) and counted in a `TreebankReport`;
   trees as target sequences and back, repairing invalid output
   (`tree_linearization`: `linearize`, `delinearize`, `RepairCounts`);
+  `delinearize_graph` does the same in TensorFlow ops, for the export;
   `TreeCorpus` streams trees as (words, symbols) pairs into the same
   preparation as translation data; `flat_tree` and `right_branching_tree`
   are the baselines.
@@ -39,6 +40,7 @@ from pipelines.bucketing import geometric_bucket_lengths, token_budget_batch_siz
 from pipelines.bundled import BUNDLED_CORPORA, bundled_corpus_path, load_bundled
 from pipelines.encode_sources import encode_sources
 from pipelines.filter_report import FILTER_REASONS, FilterReport
+from pipelines.graph_delinearization import delinearize_graph
 from pipelines.local_files import count_lines, read_parallel_files, read_parallel_tsv
 from pipelines.parallel_corpus import (
     ON_BAD_LINE,
@@ -153,6 +155,7 @@ __all__ = [
     "target_symbols",
     "baseline_labels",
     "TreeCorpus",
+    "delinearize_graph",
     "flat_tree",
     "right_branching_tree",
     "parse_sections",

@@ -11,7 +11,8 @@ An artefact is a UTF-8 JSON object:
 whole-token symbol) vocabulary as newline-joined UTF-8. The fingerprint is the
 SHA-256 of the kind and the payload bytes, so two tokenizers with equal
 fingerprints map every text to the same ids: it is how checkpoints and exports
-name the vocabulary they were trained with. Reading verifies the fingerprint and the special ids.
+name the vocabulary they were trained with. Reading verifies the fingerprint
+and the special ids.
 
 This module is the file format only: `SubwordTokenizer` saves and loads
 through it, and `pipelines.load_tokenizer` picks the class of the recorded
