@@ -51,7 +51,12 @@ from keras_transformer.validation import (
     check_rate,
 )
 
-DATA_SOURCES = ("bundled", "tfds", "files")
+DATA_SOURCES = ("bundled", "tfds", "files", "treebank")
+# Translation, or English constituency parsing (§6.3): trees in, read as
+# (words, linearized tree) pairs, scored by labelled bracket F1.
+TASKS = ("translation", "parsing")
+# The WSJ sections of the standard parsing split (§6.3).
+WSJ_SECTIONS = {"train": "02-21", "dev": "22", "test": "23"}
 ON_BAD_LINE = ("skip", "fail")
 # The splits of a "files" recipe, each a tuple of corpus parts.
 FILE_SPLITS = {"train": "train_files", "dev": "dev_files", "test": "test_files"}
@@ -73,6 +78,7 @@ class Recipe:
 
     name: str = "wmt14_en_de_base"
     description: str = "Transformer base, WMT 2014 English-German (§6.1, Table 2)."
+    task: str = "translation"
     # Data: "bundled" (pipelines/data, offline), "tfds" (TensorFlow Datasets)
     # or "files" (the user's own: `train_files`, `dev_files`, `test_files`).
     data_source: str = "tfds"
@@ -97,6 +103,15 @@ class Recipe:
     # Longest subword-count ratio of a training pair's sides; None (the
     # paper's) does not filter on it (Moses' clean-corpus-n uses 9).
     max_length_ratio: float | None = None
+    # Parsing (§6.3): "treebank" reads the WSJ sections of an LDC Penn
+    # Treebank under `treebank_dir`; "bundled" the GUM trees; "files" tree
+    # files (one path per part). `tree_tags` linearizes with POS tags
+    # instead of XX (Vinyals et al. 2015).
+    treebank_dir: str | None = None
+    train_sections: str = WSJ_SECTIONS["train"]
+    dev_sections: str = WSJ_SECTIONS["dev"]
+    test_sections: str = WSJ_SECTIONS["test"]
+    tree_tags: bool = False
     # Tokenizer: one shared vocabulary for both sides (§5.1).
     tokenizer: str = "sentencepiece"
     vocab_size: int = 37_000
@@ -134,6 +149,7 @@ class Recipe:
     def __post_init__(self):
         for name in FILE_SPLITS.values():  # JSON lists -> hashable tuples
             object.__setattr__(self, name, _corpus_parts(name, getattr(self, name)))
+        check_one_of("task", self.task, TASKS)
         check_one_of("data_source", self.data_source, DATA_SOURCES)
         check_one_of("on_bad_line", self.on_bad_line, ON_BAD_LINE)
         self._check_data()
@@ -197,12 +213,26 @@ class Recipe:
             )
 
     def _check_data(self):
+        if self.data_source == "treebank" and self.task != "parsing":
+            raise ValueError(
+                "A treebank is parsing data (task='parsing'). Received: "
+                f"task={self.task!r}"
+            )
+        if self.data_source == "tfds" and self.task == "parsing":
+            raise ValueError(
+                "Parsing reads trees: data_source 'treebank', 'bundled' (GUM) or "
+                "'files'. Received: data_source='tfds'"
+            )
+        if self.data_source == "treebank":
+            return
         if self.data_source == "files":
             if not self.train_files:
                 raise ValueError(
                     "data_source='files' needs training files (--train SOURCE "
                     "TARGET, or --train FILE.tsv). Received: train_files=()"
                 )
+            return
+        if self.task == "parsing":
             return
         given = [name for name in FILE_SPLITS.values() if getattr(self, name)]
         if given:
@@ -239,10 +269,18 @@ class Recipe:
             )
         return parts
 
-    def model_config(self, vocab_size):
-        """The `TransformerConfig` of this recipe for a tokenizer of `vocab_size`."""
+    def model_config(self, vocab_size, target_vocab_size=None):
+        """The `TransformerConfig` of this recipe for a tokenizer of
+        `vocab_size` (and, for parsing, a target vocabulary of
+        `target_vocab_size` whole-token symbols: then the embeddings are not
+        shared, the output projection is tied to the target's, §6.3)."""
+        overrides = dict(self.model_overrides)
+        if target_vocab_size is not None:
+            overrides.update(
+                target_vocab_size=target_vocab_size, shared_embeddings=False
+            )
         return TransformerConfig.from_preset(
-            self.preset, **dict(self.model_overrides), source_vocab_size=vocab_size
+            self.preset, **overrides, source_vocab_size=vocab_size
         )
 
     @property
@@ -363,6 +401,27 @@ RECIPES = {
             average_last=20,
         ),
         *(_table3(preset) for preset in PRESETS if preset.startswith("table3_")),
+        _paper(
+            "wsj_parsing",
+            "Transformer parser, WSJ only (§6.3): 4 layers, d_model 1024, 16K "
+            "source vocabulary; 91.3 F1 on section 23 in Table 4. Needs "
+            "--treebank-dir (LDC99T42).",
+            task="parsing",
+            data_source="treebank",
+            dataset=None,
+            source_language="en",
+            target_language=None,
+            dev_split="dev",
+            test_split="test",
+            vocab_size=16_000,
+            preset="parsing_wsj",
+            # Linearized trees are about 3x their sentences; outputs up to
+            # input + 300 (§6.3) need the positions.
+            model_overrides=(("max_position_length", 512),),
+            max_train_length=512,
+            decoding=DecodingConfig(beam_size=21, alpha=0.3, max_extra_length=300),
+            max_beam_size=21,
+        ),
         Recipe(
             name="demo",
             description=(
@@ -397,6 +456,46 @@ RECIPES = {
             checkpoint_every_minutes=0.5,
             keep_checkpoints=3,
             average_last=3,
+        ),
+        Recipe(
+            name="gum_parsing",
+            description=(
+                "Small pre-norm Transformer parser on the bundled GUM trees "
+                "(§6.3's task on silver CC BY trees, offline); the demo's model "
+                "size, beam 4 instead of the paper's 21 for CPU decoding (not "
+                "tuned yet)."
+            ),
+            task="parsing",
+            data_source="bundled",
+            dataset="gum",
+            source_language="en",
+            target_language=None,
+            dev_split="dev",
+            test_split="test",
+            vocab_size=4_000,
+            tokenizer_sample_pairs=None,
+            preset="base",  # the demo's small model, not §6.3's N=4, d 1024
+            model_overrides=(
+                ("d_ff", 1024),
+                ("d_model", 256),
+                ("dropout", 0.1),
+                ("max_position_length", 512),
+                ("normalize_first", True),
+                ("num_heads", 4),
+                ("num_layers", 2),
+            ),
+            tokens_per_batch=2_048,
+            max_tokens_per_replica=2_048,
+            max_train_length=512,
+            bucket_scale=2.0,
+            train_minutes=10.0,
+            train_steps=100_000,
+            warmup_steps=400,
+            steps_per_epoch=50,
+            checkpoint_every_minutes=0.5,
+            keep_checkpoints=3,
+            average_last=3,
+            decoding=DecodingConfig(beam_size=4, alpha=0.3, max_extra_length=300),
         ),
     )
 }

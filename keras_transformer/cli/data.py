@@ -15,8 +15,44 @@ import pipelines
 from keras_transformer.cli.user_error import UserError
 
 
+def split_trees(recipe, split):
+    """`(trees, pipelines.TreebankReport)` of one split of a parsing recipe
+    (§6.3): the bundled GUM trees, the WSJ sections of `treebank_dir`, or
+    tree files, normalised."""
+    try:
+        if recipe.data_source == "bundled":
+            return pipelines.load_bundled_trees(split, corpus=recipe.dataset)
+        if recipe.data_source == "files":
+            paths = [path for part in recipe.split_files(split) for path in part]
+            return pipelines.read_treebank(paths)
+        if recipe.treebank_dir is None:
+            raise UserError(
+                f"Recipe {recipe.name} reads the WSJ of a Penn Treebank: give "
+                "--treebank-dir (the LDC99T42 folder, or any folder of "
+                "wsj_SSNN.mrg files)."
+            )
+        names = {
+            recipe.train_split: recipe.train_sections,
+            recipe.dev_split: recipe.dev_sections,
+            recipe.test_split: recipe.test_sections,
+        }
+        if split not in names:
+            raise ValueError(
+                f"Unknown split; expected one of {sorted(names)}. Received: "
+                f"split={split!r}"
+            )
+        return pipelines.read_treebank(recipe.treebank_dir, sections=names[split])
+    except (OSError, ValueError) as error:
+        raise UserError(str(error)) from None
+
+
 def corpus(recipe, split):
     """The corpus of one split of `recipe`'s data, read as a stream."""
+    if recipe.task == "parsing":
+        trees, report = split_trees(recipe, split)
+        data = pipelines.TreeCorpus(trees, report.source, tags=recipe.tree_tags)
+        data.report = report
+        return data
     if recipe.data_source == "files":
         try:
             parts = recipe.split_files(split)

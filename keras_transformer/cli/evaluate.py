@@ -47,12 +47,25 @@ def evaluate(
     Returns:
         The scores dict (as written to `eval/<split>.json`).
     """
-    recipe, tokenizer, model, weights = load_trained_model(run_dir, weights)
+    recipe, tokenizer, model, weights = load_trained_model(run_dir, weights, task=None)
+    if recipe.task == "parsing":
+        from keras_transformer.cli.parse import evaluate_parses
+
+        return evaluate_parses(
+            run_dir,
+            recipe,
+            tokenizer,
+            model,
+            weights,
+            split,
+            limit,
+            decoding,
+            batch_size,
+            verbose,
+        )
     split = split or recipe.test_split
     sources, references = read_texts(recipe, split, limit)
-    # Evaluation scores the best hypothesis: the recipe's n-best is not read.
-    base = dataclasses.replace(recipe.decoding, n_best=1)
-    config = base.with_overrides(**(decoding or {}))
+    config = best_hypothesis_decoding(recipe, decoding)
     result = evaluate_translations(
         model,
         sources,
@@ -68,15 +81,32 @@ def evaluate(
         batch_size=batch_size,
         width_multiple=16,  # fewer distinct widths: fewer XLA compilations
     )
+    scores = {key: value for key, value in result.items() if key != "hypotheses"}
+    scores["target_language"] = recipe.target_language
+    return write_evaluation(
+        run_dir, split, result["hypotheses"], scores, weights, config
+    )
+
+
+def best_hypothesis_decoding(recipe, overrides=None):
+    """The recipe's `DecodingConfig` with `overrides`, one hypothesis: scoring
+    reads the best, so the recipe's n-best is not read."""
+    base = dataclasses.replace(recipe.decoding, n_best=1)
+    return base.with_overrides(**(overrides or {}))
+
+
+def write_evaluation(run_dir, split, outputs, scores, weights, config):
+    """Writes `eval/<split>.txt` (one output per line, in the split's order)
+    and `eval/<split>.json` (`scores` plus the split, sentence count,
+    weights, their step and the decoding settings); returns the latter."""
     run = RunDirectory(run_dir)
     os.makedirs(run.join("eval"), exist_ok=True)
-    with open(run.join("eval", f"{split}.txt"), "w") as f:
-        f.writelines(f"{line}\n" for line in result["hypotheses"])
+    with open(run.join("eval", f"{split}.txt"), "w", encoding="utf-8") as f:
+        f.writelines(f"{line}\n" for line in outputs)
     weights_record = record_path(weights)
-    scores = {key: value for key, value in result.items() if key != "hypotheses"} | {
+    scores = dict(scores) | {
         "split": split,
-        "target_language": recipe.target_language,
-        "sentences": len(sources),
+        "sentences": len(outputs),
         "weights": weights,
         "step": read_json(weights_record).get("step")
         if os.path.exists(weights_record)

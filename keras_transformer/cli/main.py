@@ -45,6 +45,8 @@ def _recipe(args):
         if value is not None:
             overrides[field] = value
     overrides.update(_data_files(args))
+    if getattr(args, "treebank_dir", None):
+        overrides["treebank_dir"] = os.path.abspath(args.treebank_dir)
     return get_recipe(args.recipe, **overrides)
 
 
@@ -147,6 +149,39 @@ def _decoding_overrides(args):
     return {name: value for name, value in values.items() if value is not None}
 
 
+def _parse(args):
+    from keras_transformer.cli.parse import parse
+
+    if args.input == "-":
+        parse(
+            args.run_dir,
+            sys.stdin,
+            weights=args.weights,
+            decoding=_decoding_overrides(args),
+        )
+        return
+    if not os.path.exists(args.input):
+        raise UserError(f"No such input file: {args.input}")
+    with open(args.input, encoding="utf-8", errors="replace") as f:
+        lines = list(f)
+    if args.output == "-":
+        parse(
+            args.run_dir,
+            lines,
+            weights=args.weights,
+            decoding=_decoding_overrides(args),
+        )
+        return
+    with open(args.output, "w", encoding="utf-8") as out:
+        parse(
+            args.run_dir,
+            lines,
+            out,
+            weights=args.weights,
+            decoding=_decoding_overrides(args),
+        )
+
+
 def _export(args):
     from keras_transformer.cli.export import export
 
@@ -245,6 +280,14 @@ def _add_recipe_arguments(parser, steps=False):
             metavar="FILE",
             help=f"{what}: SOURCE TARGET, or FILE.tsv.",
         )
+    data.add_argument(
+        "--treebank-dir",
+        metavar="DIR",
+        help="Parsing recipes (wsj_parsing): a Penn Treebank (LDC99T42, or any "
+        "folder of wsj_SSNN.mrg files); the WSJ sections of each split are the "
+        "recipe's (02-21, 22, 23). For parsing, --train/--dev/--test take tree "
+        "files instead.",
+    )
     data.add_argument(
         "--source-language",
         help="Source language code (e.g. en, ar). Default with --train: none "
@@ -427,6 +470,18 @@ def build_parser():
         help="The most lines in one batch. Default: %(default)s.",
     )
     translate.set_defaults(handler=_translate)
+
+    parse = commands.add_parser(
+        "parse",
+        help="Parse English sentences (words separated by spaces, one a line) "
+        "into bracketed trees with a parsing run (§6.3).",
+    )
+    parse.add_argument("--run-dir", required=True, help="A parsing run.")
+    parse.add_argument("--weights", help="Default: newest averaged, else newest.")
+    parse.add_argument("--input", default="-", help="Input file; - for stdin.")
+    parse.add_argument("--output", default="-", help="Output file; - for stdout.")
+    _add_decoding_arguments(parse, "the run's recipe")
+    parse.set_defaults(handler=_parse)
 
     export = commands.add_parser(
         "export", help="Export a SavedModel (raw text in, translations out)."

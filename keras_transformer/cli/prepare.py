@@ -9,7 +9,12 @@ import pipelines
 from keras_transformer.cli.batching_plan import batching_plan
 from keras_transformer.cli.data import corpus, training_pairs
 from keras_transformer.cli.run_directory import RunDirectory
-from keras_transformer.cli.run_tokenizer import load_run_tokenizer, train_tokenizer
+from keras_transformer.cli.run_tokenizer import (
+    load_run_tokenizer,
+    load_target_tokenizer,
+    train_target_tokenizer,
+    train_tokenizer,
+)
 from keras_transformer.cli.source_files import record_sources, training_pairs_count
 from keras_transformer.cli.training_cache import (
     SHARD_PAIRS,
@@ -53,6 +58,9 @@ def prepare(recipe, run_dir, verbose=1, shard_pairs=SHARD_PAIRS):
     if os.path.exists(run.filter_report_path) and cache_ready(run):
         return run
     data = corpus(recipe, recipe.train_split)
+    parsing = recipe.task == "parsing"
+    if parsing and verbose:
+        print(f"Trees: {data.report}")
     try:
         if os.path.exists(run.tokenizer_path):
             tokenizer = load_run_tokenizer(run, recipe.seed)
@@ -63,8 +71,24 @@ def prepare(recipe, run_dir, verbose=1, shard_pairs=SHARD_PAIRS):
                     "vocabulary"
                 )
             keras.utils.set_random_seed(recipe.seed)  # before the tokenizer exists
-            tokenizer = train_tokenizer(recipe, training_pairs(recipe, data))
+            pairs = training_pairs(recipe, data)
+            if parsing:  # the source's words only: the target is symbols
+                pairs = ((source, "") for source, _ in pairs)
+            tokenizer = train_tokenizer(recipe, pairs)
             tokenizer.save(run.tokenizer_path)
+        target_tokenizer = None
+        if parsing and os.path.exists(run.target_tokenizer_path):
+            target_tokenizer = load_target_tokenizer(run, recipe)
+        elif parsing:
+            target_tokenizer = train_target_tokenizer(
+                recipe, training_pairs(recipe, data)
+            )
+            target_tokenizer.save(run.target_tokenizer_path)
+        if parsing and verbose:
+            print(
+                f"Target symbols: {run.target_tokenizer_path} "
+                f"({target_tokenizer.vocab_size} tokens)"
+            )
         if verbose:
             print(f"Tokenizer: {run.tokenizer_path} ({tokenizer.vocab_size} tokens)")
         config, _ = batching_plan(recipe)
@@ -75,8 +99,9 @@ def prepare(recipe, run_dir, verbose=1, shard_pairs=SHARD_PAIRS):
             run,
             on_bad_line=recipe.on_bad_line,
             shard_pairs=shard_pairs,
-            total=training_pairs_count(record),
+            total=len(data.trees) if parsing else training_pairs_count(record),
             verbose=verbose,
+            target_tokenizer=target_tokenizer,
         )
     except pipelines.BadLineError as error:
         raise UserError(

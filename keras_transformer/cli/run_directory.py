@@ -3,6 +3,7 @@
 ```
 <run_dir>/recipe.json        the resolved recipe (written by prepare/train)
 <run_dir>/tokenizer.model    the tokenizer artefact (pipelines)
+<run_dir>/target_tokenizer.model  parsing: the whole-token target symbols
 <run_dir>/data/sources.json  the data files: paths, lines, sizes, SHA-256
 <run_dir>/data/train/        tokenized training cache: shard-NNNNN.tfrecord,
                              its counts (.json), shards.json when complete
@@ -59,6 +60,11 @@ class RunDirectory:
     @property
     def tokenizer_path(self):
         return self.join("tokenizer.model")
+
+    @property
+    def target_tokenizer_path(self):
+        """Parsing runs: the target's whole-token symbol vocabulary (§6.3)."""
+        return self.join("target_tokenizer.model")
 
     @property
     def sources_path(self):

@@ -38,6 +38,25 @@ def load_run_tokenizer(run, seed):
     return pipelines.load_tokenizer(run.tokenizer_path)
 
 
+def train_target_tokenizer(recipe, pairs):
+    """Parsing (§6.3): the whole-token vocabulary of the linearized training
+    trees' symbols (`pipelines.SymbolTokenizer`), every symbol kept."""
+    return pipelines.SymbolTokenizer.train(target for _, target in pairs)
+
+
+def load_target_tokenizer(run, recipe):
+    """The run's target tokenizer: the symbol vocabulary of a parsing run,
+    else `None` (the shared tokenizer is the target's)."""
+    if recipe.task != "parsing":
+        return None
+    if not os.path.exists(run.target_tokenizer_path):
+        raise UserError(
+            f"No target tokenizer at {run.target_tokenizer_path}; run "
+            "`keras-transformer prepare` first."
+        )
+    return pipelines.load_tokenizer(run.target_tokenizer_path)
+
+
 def source_ids_fn(tokenizer, max_length):
     """`fn(str) -> list of int`: one line's source ids by `pipelines.encode_sources`,
     the path the export takes (pieces cut to `max_length - 1`, then eos)."""

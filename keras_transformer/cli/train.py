@@ -7,7 +7,10 @@ import pipelines
 from keras_transformer.cli.batching_plan import batching_plan
 from keras_transformer.cli.prepare import prepare
 from keras_transformer.cli.run_directory import RunDirectory
-from keras_transformer.cli.run_tokenizer import load_run_tokenizer
+from keras_transformer.cli.run_tokenizer import (
+    load_run_tokenizer,
+    load_target_tokenizer,
+)
 from keras_transformer.cli.training_cache import read_cache
 from keras_transformer.cli.user_error import UserError
 from keras_transformer.models.builder import build_transformer
@@ -21,12 +24,18 @@ from keras_transformer.training import (
 from keras_transformer.training.step_counter import optimizer_step
 
 
-def checkpoint_record(recipe, tokenizer, model, strategy_name, replicas, plan):
+def checkpoint_record(
+    recipe, tokenizer, model, strategy_name, replicas, plan, target_tokenizer=None
+):
     """What `RotatingCheckpoints` writes beside each checkpoint."""
     config, accumulation = plan
     tokens_per_step = config.tokens_per_batch
     return {
         "recipe": recipe.name,
+        "task": recipe.task,
+        "target_tokenizer_fingerprint": (
+            target_tokenizer.fingerprint if target_tokenizer else None
+        ),
         "model_config": model.get_config(),
         "tokenizer_fingerprint": tokenizer.fingerprint,
         "effective_batch_tokens": tokens_per_step * accumulation,
@@ -88,13 +97,19 @@ def train(recipe, run_dir, strategy="default", verbose=1, jit_compile="auto"):
     else:
         run = wait_until_prepared(run_dir, verbose=verbose)
     tokenizer = load_run_tokenizer(run, recipe.seed)
+    target_tokenizer = load_target_tokenizer(run, recipe)
     replicas = distribution.num_replicas_in_sync
     plan = batching_plan(recipe, replicas, static=strategy == "tpu")
     config, accumulation = plan
     tokens_per_step = config.tokens_per_batch
     dataset = pipelines.batch_tokenized(read_cache(run), config)
     with distribution.scope():
-        model = build_transformer(recipe.model_config(tokenizer.vocab_size))
+        model = build_transformer(
+            recipe.model_config(
+                tokenizer.vocab_size,
+                target_tokenizer.vocab_size if target_tokenizer else None,
+            )
+        )
         compile_recipe(model, recipe, accumulation, jit_compile)
     if verbose:
         print(
@@ -113,7 +128,9 @@ def train(recipe, run_dir, strategy="default", verbose=1, jit_compile="auto"):
         checkpoint_every_steps=recipe.checkpoint_every_steps,
         checkpoint_every_minutes=recipe.checkpoint_every_minutes,
         keep_checkpoints=recipe.keep_checkpoints,
-        record=checkpoint_record(recipe, tokenizer, model, strategy, replicas, plan),
+        record=checkpoint_record(
+            recipe, tokenizer, model, strategy, replicas, plan, target_tokenizer
+        ),
         verbose=verbose,
         max_minutes=recipe.train_minutes,
     )

@@ -4,22 +4,35 @@ import json
 import os
 
 from keras_transformer.cli.run_directory import RunDirectory
-from keras_transformer.cli.run_tokenizer import load_run_tokenizer
+from keras_transformer.cli.run_tokenizer import (
+    load_run_tokenizer,
+    load_target_tokenizer,
+)
 from keras_transformer.cli.user_error import UserError
 from keras_transformer.models.builder import build_transformer
 from keras_transformer.training import record_path
 
+# What each task's runs are used with, for the message that refuses the other.
+TASK_COMMANDS = {"translation": "translate", "parsing": "parse"}
 
-def load_trained_model(run_dir, weights=None):
+
+def load_trained_model(run_dir, weights=None, task="translation"):
     """Returns `(recipe, tokenizer, model, weights_path)` of a run.
 
     Args:
         run_dir: str. The run directory.
         weights: str or `None`. A `.weights.h5` file; `None` takes the newest
             averaged weights, else the newest checkpoint.
+        task: str or `None`. The task the caller handles; a run of another
+            task is refused naming its command. `None` accepts any.
     """
     run = RunDirectory(run_dir)
     recipe = run.read_recipe()
+    if task is not None and recipe.task != task:
+        raise UserError(
+            f"{run_dir} is a {recipe.task} run; use `keras-transformer "
+            f"{TASK_COMMANDS[recipe.task]}` (and `evaluate`) with it."
+        )
     tokenizer = load_run_tokenizer(run, recipe.seed)
     weights = weights or run.latest_weights()
     if not os.path.exists(weights):
@@ -33,7 +46,11 @@ def load_trained_model(run_dir, weights=None):
                 f"{weights} was trained with tokenizer {fingerprint}, but the run's "
                 f"tokenizer is {tokenizer.fingerprint}: mismatched checkpoint."
             )
-    model = build_transformer(recipe.model_config(tokenizer.vocab_size))
+    target_tokenizer = load_target_tokenizer(run, recipe)
+    target_vocab_size = target_tokenizer.vocab_size if target_tokenizer else None
+    model = build_transformer(
+        recipe.model_config(tokenizer.vocab_size, target_vocab_size)
+    )
     try:
         model.load_weights(weights, skip_mismatch=False)
     except (ValueError, KeyError) as error:

@@ -51,6 +51,7 @@ def write_cache(
     shard_pairs=SHARD_PAIRS,
     total=None,
     verbose=1,
+    target_tokenizer=None,
 ):
     """Tokenizes `corpus` into the run's cache, shard by shard (resumable).
 
@@ -63,6 +64,7 @@ def write_cache(
         shard_pairs: int. Lines per shard.
         total: int or `None`. Lines in all, for the progress bar.
         verbose: int. 0 silent, 1 a progress bar.
+        target_tokenizer: the target's own tokenizer (parsing), or `None`.
 
     Returns:
         The `pipelines.FilterReport` of the whole corpus.
@@ -87,7 +89,13 @@ def write_cache(
             )
             counts.update(
                 pipelines.write_token_shard(
-                    pairs, tokenizer, config, path, on_bad_line, corpus.origin
+                    pairs,
+                    tokenizer,
+                    config,
+                    path,
+                    on_bad_line,
+                    corpus.origin,
+                    target_tokenizer=target_tokenizer,
                 )
             )
             atomic_write_json(dict(counts), counts_path)

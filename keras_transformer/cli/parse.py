@@ -1,0 +1,158 @@
+"""English constituency parsing with a trained run (§6.3): `keras-transformer
+parse` (sentences in, bracketed trees out) and `evaluate` of a parsing run
+(labelled bracket F1, EVALB-compatible).
+
+A sentence's words (split on whitespace) are the source; the model emits the
+linearized tree (whole-token symbols, `pipelines.SymbolTokenizer`), which
+`pipelines.delinearize` turns into a tree over exactly those words,
+repairing invalid output and counting the repairs. With `XX` output the
+scorer puts the gold tags on the leaves (EVALB deletes punctuation by tag);
+tagging accuracy is only meaningful for a recipe with `tree_tags`.
+"""
+
+import dataclasses
+import sys
+
+import pipelines
+from keras_transformer.cli.data import split_trees
+from keras_transformer.cli.evaluate import best_hypothesis_decoding, write_evaluation
+from keras_transformer.cli.run_directory import RunDirectory
+from keras_transformer.cli.run_tokenizer import (
+    detokenize_fn,
+    load_target_tokenizer,
+    source_ids_fn,
+)
+from keras_transformer.cli.trained_model import load_trained_model
+from keras_transformer.evaluation import evalb, translate_texts
+
+
+def parse_sentences(
+    recipe, tokenizer, target_tokenizer, model, sentences, config, batch_size=64
+):
+    """Parses sentences (str, words separated by spaces).
+
+    Returns:
+        `(trees, repairs)`: one `pipelines.Tree` per sentence (`(TOP )` for an
+        empty one) and the summed `pipelines.RepairCounts`.
+    """
+    words = [sentence.split() for sentence in sentences]
+    indices = [i for i, w in enumerate(words) if w]
+    outputs = (
+        translate_texts(
+            model,
+            [" ".join(words[i]) for i in indices],
+            # The export's path from text to ids: cut to the training length.
+            source_ids_fn(tokenizer, recipe.max_train_length),
+            detokenize_fn(target_tokenizer),
+            config=config,
+            batch_size=batch_size,
+            width_multiple=16,
+        )
+        if indices
+        else []
+    )
+    trees = [pipelines.Tree(pipelines.ROOT_LABEL, ())] * len(sentences)
+    repairs = pipelines.RepairCounts()
+    for index, symbols in zip(indices, outputs, strict=True):
+        tree, repaired = pipelines.delinearize(
+            symbols, words[index], tags=recipe.tree_tags
+        )
+        trees[index] = tree
+        repairs += repaired
+    return trees, repairs
+
+
+def load_parser(run_dir, weights=None, overrides=None):
+    """`(recipe, tokenizer, target_tokenizer, model, weights, config)` of a
+    parsing run, the search being the recipe's (§6.3: beam 21, alpha 0.3,
+    +300) with `overrides`."""
+    recipe, tokenizer, model, weights = load_trained_model(
+        run_dir, weights, task="parsing"
+    )
+    target_tokenizer = load_target_tokenizer(RunDirectory(run_dir), recipe)
+    config = best_hypothesis_decoding(recipe, overrides)
+    return recipe, tokenizer, target_tokenizer, model, weights, config
+
+
+def parse(run_dir, lines, output=None, weights=None, decoding=None, batch_size=64):
+    """`keras-transformer parse`: one bracketed tree per input line.
+
+    Args:
+        run_dir: str. A parsing run.
+        lines: iterable of str, one sentence each (words split on spaces).
+        output: a text stream. Defaults to `sys.stdout` at call time.
+        weights: str or `None`. See `load_trained_model`.
+        decoding: dict or `None`. `DecodingConfig` fields over the recipe's.
+        batch_size: int. Sentences per decoding batch.
+
+    Returns:
+        The summed `pipelines.RepairCounts`.
+    """
+    output = sys.stdout if output is None else output
+    recipe, tokenizer, target, model, _, config = load_parser(
+        run_dir, weights, decoding
+    )
+    sentences = [line.rstrip("\r\n") for line in lines]
+    trees, repairs = parse_sentences(
+        recipe, tokenizer, target, model, sentences, config, batch_size
+    )
+    output.writelines(f"{tree}\n" for tree in trees)
+    output.flush()
+    return repairs
+
+
+def evaluate_parses(
+    run_dir,
+    recipe,
+    tokenizer,
+    model,
+    weights,
+    split,
+    limit,
+    decoding,
+    batch_size,
+    verbose,
+):
+    """`evaluate` of a parsing run: parses a split's sentences and scores
+    them against its trees (EVALB-compatible, `COLLINS.prm`, "all" and
+    "len <= 40"); writes `eval/<split>.txt` (the trees) and `.json`."""
+    split = split or recipe.test_split
+    gold, _ = split_trees(recipe, split)
+    gold = gold[:limit] if limit is not None else gold
+    target = load_target_tokenizer(RunDirectory(run_dir), recipe)
+    config = best_hypothesis_decoding(recipe, decoding)
+    sentences = [" ".join(tree.words()) for tree in gold]
+    trees, repairs = parse_sentences(
+        recipe, tokenizer, target, model, sentences, config, batch_size
+    )
+    result = evalb([str(t) for t in gold], [str(t) for t in trees])
+    scores = {
+        "task": "parsing",
+        "f1": result.all.f_measure,
+        "recall": result.all.recall,
+        "precision": result.all.precision,
+        "exact_match": result.all.complete_match,
+        "tagging_accuracy": result.all.tagging_accuracy if recipe.tree_tags else None,
+        "f1_len_40": result.short.f_measure,
+        "evalb": result.to_dict(),
+        "repaired_outputs": repairs.total,
+        "repairs": dataclasses.asdict(repairs),
+        "gold_tags_on_xx_leaves": not recipe.tree_tags,
+    }
+    if verbose:
+        tags = (
+            f", tagging {result.all.tagging_accuracy:.2f}"
+            if recipe.tree_tags
+            else " (XX leaves scored with the gold tags)"
+        )
+        print(
+            f"F1 {result.all.f_measure:.2f} (recall {result.all.recall:.2f}, "
+            f"precision {result.all.precision:.2f}, exact "
+            f"{result.all.complete_match:.2f}{tags}); len <= "
+            f"{result.params.cutoff_len}: F1 {result.short.f_measure:.2f}; "
+            f"{len(gold)} sentences, {repairs.total} repairs, "
+            f"{result.all.error_sentences} error sentences"
+        )
+    return write_evaluation(
+        run_dir, split, [str(t) for t in trees], scores, weights, config
+    )

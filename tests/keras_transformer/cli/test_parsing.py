@@ -1,0 +1,100 @@
+"""A tiny parsing run (§6.3) through the command line: prepare and train on
+the bundled GUM trees, average, evaluate by labelled bracket F1, parse
+sentences from a file; translation commands refuse the run."""
+
+import json
+
+import pytest
+
+import pipelines
+from keras_transformer import cli
+from tests.keras_transformer.cli.conftest import user_error
+
+TINY_PARSER = [
+    "vocab_size=600",
+    "model.num_layers=1",
+    "model.d_model=32",
+    "model.d_ff=64",
+    "model.num_heads=2",
+    "tokens_per_batch=1024",
+    "max_tokens_per_replica=1024",
+    "steps_per_epoch=5",
+    "checkpoint_every_steps=5",
+    "checkpoint_every_minutes=null",
+    "warmup_steps=10",
+    "train_minutes=null",
+    "decoding.beam_size=2",
+    "decoding.max_extra_length=40",
+    "max_beam_size=2",
+]
+
+
+@pytest.fixture(scope="module")
+def parsing_run(tmp_path_factory):
+    run_dir = tmp_path_factory.mktemp("parsing_run")
+    sets = [item for pair in TINY_PARSER for item in ("--set", pair)]
+    command = ["train", "--recipe", "gum_parsing", "--run-dir", str(run_dir)]
+    assert cli.main(command + ["--train-steps", "10"] + sets) == 0
+    assert cli.main(["average", "--run-dir", str(run_dir)]) == 0
+    return run_dir
+
+
+def test_prepare_writes_both_vocabularies_and_counts_the_trees(parsing_run):
+    source = pipelines.load_tokenizer(str(parsing_run / "tokenizer.model"))
+    target = pipelines.load_tokenizer(str(parsing_run / "target_tokenizer.model"))
+    assert source.vocab_size == 600
+    trees, _ = pipelines.load_bundled_trees("train")
+    assert target.symbols == list(pipelines.target_symbols(trees))
+    with open(parsing_run / "data" / "filter_report.json") as f:
+        report = json.load(f)
+    assert report["total"] == 3707 and report["kept"] > 3600
+
+
+def test_evaluate_scores_f1_and_parse_writes_trees_over_the_words(
+    parsing_run, tmp_path, capsys
+):
+    assert cli.main(["evaluate", "--run-dir", str(parsing_run), "--limit", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "F1 " in out and "XX leaves scored with the gold tags" in out
+    with open(parsing_run / "eval" / "test.json") as f:
+        scores = json.load(f)
+    assert scores["task"] == "parsing" and scores["sentences"] == 4
+    assert 0.0 <= scores["f1"] <= 100.0 and scores["repaired_outputs"] >= 0
+    assert scores["evalb"]["all"]["sentences"] == 4
+    sentences = ["The cat sat on the mat .", "", "Hello"]
+    source = tmp_path / "in.txt"
+    source.write_text("\n".join(sentences) + "\n", encoding="utf-8")
+    output = tmp_path / "out.txt"
+    command = ["parse", "--run-dir", str(parsing_run), "--input", str(source)]
+    assert cli.main(command + ["--output", str(output)]) == 0
+    trees = output.read_text(encoding="utf-8").splitlines()
+    assert len(trees) == 3 and trees[1] == "(TOP )"
+    for sentence, line in zip(sentences, trees, strict=True):
+        if sentence:  # the empty tree `(TOP )` is no bracket file's tree
+            assert pipelines.parse_tree(line).words() == tuple(sentence.split())
+
+
+def test_translation_commands_refuse_a_parsing_run(parsing_run, capsys):
+    err = user_error(["export", "--run-dir", str(parsing_run)], capsys)
+    assert "is a parsing run; use `keras-transformer parse`" in err
+    err = user_error(
+        [
+            "attention",
+            "--run-dir",
+            str(parsing_run),
+            "--sentence",
+            "x",
+            "--png",
+            "x.png",
+        ],
+        capsys,
+    )
+    assert "parsing run" in err
+
+
+def test_wsj_parsing_needs_a_treebank(tmp_path, capsys):
+    err = user_error(
+        ["prepare", "--recipe", "wsj_parsing", "--run-dir", str(tmp_path / "r")],
+        capsys,
+    )
+    assert "--treebank-dir" in err
