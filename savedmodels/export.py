@@ -13,6 +13,7 @@ from savedmodels.op_compatibility import (
     check_serving_ops,
     parse_tf_text_version,
 )
+from savedmodels.parser_module import ParserModule
 from savedmodels.translator_module import TranslatorModule
 
 RECORD_PATH = os.path.join("assets.extra", "record.json")
@@ -28,6 +29,8 @@ def export_translator(
     decoding=None,
     record=None,
     serving_tf_text_version=SERVING_TF_TEXT_VERSION,
+    target_tokenizer=None,
+    tree_tags=False,
     **module_kwargs,
 ) -> str:
     """Writes `model` + `tokenizer` + beam search as `<base_dir>/<version>/`.
@@ -61,6 +64,10 @@ def export_translator(
             linked into the target TF Serving build, for the op check (see
             `savedmodels.op_compatibility`); `None` skips the check. Defaults
             to `SERVING_TF_TEXT_VERSION`, the release TF Serving's sources pin.
+        target_tokenizer: a parsing run's `pipelines.SymbolTokenizer`: the
+            export is then a `ParserModule` (`parse` signature, trees out,
+            §6.3). Defaults to `None`, a translator.
+        tree_tags: bool. The parsing run predicts POS tags, not `XX`.
         **module_kwargs: other `TranslatorModule` arguments
             (`max_beam_size`, `max_extra_length_limit`, `max_input_length`).
 
@@ -102,7 +109,17 @@ def export_translator(
     if serving_tf_text_version is not None:
         parse_tf_text_version(serving_tf_text_version)  # likewise
 
-    module = TranslatorModule(model, tokenizer, decoding=decoding, **module_kwargs)
+    if target_tokenizer is None:
+        module = TranslatorModule(model, tokenizer, decoding=decoding, **module_kwargs)
+    else:
+        module = ParserModule(
+            model,
+            tokenizer,
+            target_tokenizer,
+            tags=tree_tags,
+            decoding=decoding,
+            **module_kwargs,
+        )
     os.makedirs(base_dir, exist_ok=True)
     # Hidden (non-integer) name: TF Serving ignores it while it is written.
     staging = tempfile.mkdtemp(prefix=f".{version}-", dir=base_dir)
@@ -139,7 +156,17 @@ def _next_version(base_dir):
 def _record(model, tokenizer, module, record):
     import tensorflow_text
 
+    target = getattr(module, "target_tokenizer", None)
+    parsing = {}
+    if target is not None:  # a parser (§6.3): its symbol vocabulary
+        parsing["target_tokenizer"] = {
+            "kind": target.kind,
+            "fingerprint": target.fingerprint,
+            "vocab_size": target.vocab_size,
+        }
+        parsing["tree_tags"] = module.tags
     return {
+        **parsing,
         "model_config": model.get_config(),
         "tokenizer": {
             "kind": "sentencepiece",
@@ -153,7 +180,7 @@ def _record(model, tokenizer, module, record):
             "max_input_length": module.max_input_length,
             "buffer_length": module.buffer_length,
         },
-        "signatures": ["serving_default", "translate", "translate_ids"],
+        "signatures": sorted(module.signatures()),
         "versions": {
             "tensorflow": tf.__version__,
             "tensorflow_text": tensorflow_text.__version__,

@@ -93,6 +93,9 @@ class TranslatorModule(tf.Module):
         max_input_length: int. Source positions, eos included; longer inputs
             are truncated. Defaults to the model's `max_sequence_length`.
         name: str. Module name. Defaults to `"translator"`.
+        target_tokenizer: the target's own tokenizer (parsing's whole-token
+            symbols, §6.3; the model then has a target vocabulary of its
+            size), or `None` for the shared `tokenizer`.
 
     Example:
 
@@ -111,6 +114,7 @@ class TranslatorModule(tf.Module):
         max_extra_length_limit=None,
         max_input_length=None,
         name="translator",
+        target_tokenizer=None,
     ):
         if keras.backend.backend() != "tensorflow":
             raise ValueError(
@@ -147,10 +151,13 @@ class TranslatorModule(tf.Module):
                 "`max_input_length` must leave room for a piece and eos. "
                 f"Received: max_input_length={max_input_length}"
             )
-        if tokenizer.vocab_size != model.target_vocab_size:
+        target, name = tokenizer, "tokenizer"
+        if target_tokenizer is not None:
+            target, name = target_tokenizer, "target_tokenizer"
+        if target.vocab_size != model.target_vocab_size:
             raise ValueError(
-                "The tokenizer and the model must share one vocabulary. Received: "
-                f"tokenizer.vocab_size={tokenizer.vocab_size}, "
+                "The target's tokenizer and the model's target vocabulary must "
+                f"agree. Received: {name}.vocab_size={target.vocab_size}, "
                 f"model.target_vocab_size={model.target_vocab_size}"
             )
         self.decoding = decoding
@@ -172,6 +179,10 @@ class TranslatorModule(tf.Module):
         # find variable ..."; keras-team/keras#20095). `tf.saved_model.load`
         # works either way.
         self.tokenizer = tokenizer
+        # The target's own vocabulary (parsing's symbols, §6.3), else the
+        # shared one: tracked once either way.
+        if target_tokenizer is not None:
+            self.target_tokenizer = target_tokenizer
         self.model_variables = [v.value for v in model.variables]
         self._search = _make_search(model, decoding, buffer_length, max_beam_size)
 
@@ -220,7 +231,7 @@ class TranslatorModule(tf.Module):
         batch_size, n = tf.shape(ids)[0], tf.shape(ids)[1]
         # [B, n, T] -> [B*n, T] -> [B*n] -> [B, n]; pad, bos, eos are dropped
         flat = tf.reshape(ids, [batch_size * n, tf.shape(ids)[2]])
-        translations = tf.reshape(self.tokenizer.detokenize(flat), [batch_size, n])
+        translations = tf.reshape(self._target().detokenize(flat), [batch_size, n])
         return {"translations": translations, "scores": scores}
 
     def _translate_ids(self, source_ids, beam_size, alpha, max_extra_length, n_best):
@@ -229,6 +240,10 @@ class TranslatorModule(tf.Module):
         return {"ids": ids, "scores": scores}
 
     # === Pieces ===
+
+    def _target(self):
+        """The target's tokenizer: its own, or the shared one."""
+        return getattr(self, "target_tokenizer", self.tokenizer)
 
     def _text_to_ids(self, text):
         """`tf.string` [B] -> int32 [B, S]: `encode_sources`, then padding."""

@@ -4,6 +4,7 @@ import dataclasses
 import os
 
 from keras_transformer.cli.run_directory import RunDirectory
+from keras_transformer.cli.run_tokenizer import load_target_tokenizer
 from keras_transformer.cli.trained_model import load_trained_model
 from keras_transformer.training import record_path
 from keras_transformer.training.atomic_files import read_json
@@ -34,8 +35,14 @@ def export(
     """
     from savedmodels import export_translator
 
-    recipe, tokenizer, model, weights = load_trained_model(run_dir, weights)
+    recipe, tokenizer, model, weights = load_trained_model(run_dir, weights, task=None)
     run = RunDirectory(run_dir)
+    parser = {}
+    if recipe.task == "parsing":  # a `parse` signature, trees out (§6.3)
+        parser = {
+            "target_tokenizer": load_target_tokenizer(run, recipe),
+            "tree_tags": recipe.tree_tags,
+        }
     record = {"recipe": recipe.to_dict(), "weights": os.path.abspath(weights)}
     weights_record = record_path(weights)
     if os.path.exists(weights_record):
@@ -56,6 +63,8 @@ def export(
                     "bleu_signature",
                     "chrf",
                     "chrf_signature",
+                    "f1",
+                    "f1_len_40",
                 )
             }
     path = export_translator(
@@ -67,6 +76,7 @@ def export(
         record=record,
         **translator_arguments(recipe),
         **_op_check(tf_text_version),
+        **parser,
     )
     if verbose:
         print(f"SavedModel: {path}")

@@ -150,36 +150,29 @@ def _decoding_overrides(args):
 
 
 def _parse(args):
-    from keras_transformer.cli.parse import parse
+    from keras_transformer.cli.parse import parse, parse_with_export
 
+    if (args.run_dir is None) == (args.export is None):
+        raise UserError("Give exactly one of --run-dir and --export.")
     if args.input == "-":
-        parse(
-            args.run_dir,
-            sys.stdin,
-            weights=args.weights,
-            decoding=_decoding_overrides(args),
-        )
-        return
-    if not os.path.exists(args.input):
+        lines = list(sys.stdin)
+    elif not os.path.exists(args.input):
         raise UserError(f"No such input file: {args.input}")
-    with open(args.input, encoding="utf-8", errors="replace") as f:
-        lines = list(f)
+    else:
+        with open(args.input, encoding="utf-8", errors="replace") as f:
+            lines = list(f)
+    decoding = _decoding_overrides(args)
+
+    def run(output):
+        if args.export is not None:
+            return parse_with_export(args.export, lines, output, decoding)
+        return parse(args.run_dir, lines, output, args.weights, decoding)
+
     if args.output == "-":
-        parse(
-            args.run_dir,
-            lines,
-            weights=args.weights,
-            decoding=_decoding_overrides(args),
-        )
+        run(None)
         return
-    with open(args.output, "w", encoding="utf-8") as out:
-        parse(
-            args.run_dir,
-            lines,
-            out,
-            weights=args.weights,
-            decoding=_decoding_overrides(args),
-        )
+    with open(args.output, "w", encoding="utf-8") as output:
+        run(output)
 
 
 def _export(args):
@@ -476,11 +469,12 @@ def build_parser():
         help="Parse English sentences (words separated by spaces, one a line) "
         "into bracketed trees with a parsing run (§6.3).",
     )
-    parse.add_argument("--run-dir", required=True, help="A parsing run.")
+    parse.add_argument("--run-dir", help="A parsing run.")
+    parse.add_argument("--export", help="Or a parsing run's exported SavedModel.")
     parse.add_argument("--weights", help="Default: newest averaged, else newest.")
     parse.add_argument("--input", default="-", help="Input file; - for stdin.")
     parse.add_argument("--output", default="-", help="Output file; - for stdout.")
-    _add_decoding_arguments(parse, "the run's recipe")
+    _add_decoding_arguments(parse, "the run's recipe, or the export's")
     parse.set_defaults(handler=_parse)
 
     export = commands.add_parser(

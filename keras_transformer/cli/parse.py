@@ -23,6 +23,7 @@ from keras_transformer.cli.run_tokenizer import (
     source_ids_fn,
 )
 from keras_transformer.cli.trained_model import load_trained_model
+from keras_transformer.cli.user_error import UserError
 from keras_transformer.evaluation import evalb, translate_texts
 
 
@@ -98,6 +99,44 @@ def parse(run_dir, lines, output=None, weights=None, decoding=None, batch_size=6
     )
     output.writelines(f"{tree}\n" for tree in trees)
     output.flush()
+    return repairs
+
+
+def parse_with_export(export_dir, lines, output=None, overrides=None, batch_size=64):
+    """`keras-transformer parse --export`: the SavedModel's `parse` signature
+    (the recorded search, with `overrides` of `beam_size`, `alpha`,
+    `max_extra_length`), one tree per input line, written as it goes.
+
+    Returns:
+        The number of repairs the export reported.
+    """
+    import tensorflow as tf
+    import tensorflow_text  # noqa: F401  (registers the tokenizer ops)
+
+    from keras_transformer.cli.translate import export_decoding
+
+    output = sys.stdout if output is None else output
+    try:
+        signature = tf.saved_model.load(export_dir).signatures["parse"]
+    except (OSError, ValueError) as error:
+        raise UserError(f"Cannot load the SavedModel {export_dir}: {error}") from None
+    except KeyError:
+        raise UserError(
+            f"{export_dir} has no `parse` signature: not a parsing export."
+        ) from None
+    config = export_decoding(export_dir).with_overrides(**(overrides or {}))
+    repairs = 0
+    lines = [line.rstrip("\r\n") for line in lines]
+    for start in range(0, len(lines), batch_size):
+        outputs = signature(
+            text=tf.constant(lines[start : start + batch_size], tf.string),
+            beam_size=tf.constant(config.beam_size, tf.int32),
+            alpha=tf.constant(config.alpha, tf.float32),
+            max_extra_length=tf.constant(config.max_extra_length, tf.int32),
+        )
+        output.writelines(f"{t.decode('utf-8')}\n" for t in outputs["trees"].numpy())
+        output.flush()
+        repairs += int(outputs["repairs"].numpy().sum())
     return repairs
 
 

@@ -51,7 +51,12 @@ def load_translator(run_dir=None, export_dir=None, weights=None, overrides=None)
             raise UserError(
                 f"Cannot load the SavedModel {export_dir}: {error}"
             ) from None
-        decoding = _export_decoding(export_dir).with_overrides(**(overrides or {}))
+        except KeyError:
+            raise UserError(
+                f"{export_dir} has no `translate` signature (a parsing export? "
+                "use `keras-transformer parse --export`)."
+            ) from None
+        decoding = export_decoding(export_dir).with_overrides(**(overrides or {}))
     else:
         from keras_transformer.cli.export import translator_arguments
         from keras_transformer.cli.trained_model import load_trained_model
@@ -80,7 +85,7 @@ def load_translator(run_dir=None, export_dir=None, weights=None, overrides=None)
     return run, decoding
 
 
-def _export_decoding(export_dir):
+def export_decoding(export_dir):
     """The `DecodingConfig` an export was written with (its record), else the
     paper's."""
     from savedmodels.export import RECORD_PATH

@@ -74,9 +74,31 @@ def test_evaluate_scores_f1_and_parse_writes_trees_over_the_words(
             assert pipelines.parse_tree(line).words() == tuple(sentence.split())
 
 
+def test_the_export_parses_as_the_run_does(parsing_run, tmp_path, capsys):
+    assert cli.main(["export", "--run-dir", str(parsing_run)]) == 0
+    export = str(parsing_run / "export" / "1")
+    long_sentence = " ".join(["word"] * 600)  # over the 512-position limit
+    sentences = ["The cat sat on the mat .", "", "Hello", "b\xe4d (x) y", long_sentence]
+    source = tmp_path / "in.txt"
+    source.write_text("\n".join(sentences) + "\n", encoding="utf-8")
+    outputs = {}
+    for where in ("--run-dir", "--export"):
+        path = tmp_path / f"{where[2:]}.txt"
+        place = str(parsing_run) if where == "--run-dir" else export
+        command = ["parse", where, place, "--input", str(source), "--output", str(path)]
+        assert cli.main(command) == 0
+        outputs[where] = path.read_text(encoding="utf-8").splitlines()
+    assert outputs["--export"] == outputs["--run-dir"]
+    assert outputs["--export"][1] == "(TOP )" and len(outputs["--export"]) == 5
+    with open(parsing_run / "export" / "1" / "assets.extra" / "record.json") as f:
+        record = json.load(f)
+    assert record["signatures"] == ["parse", "serving_default", "translate_ids"]
+    assert record["target_tokenizer"]["kind"] == "symbols"
+    err = user_error(["translate", "--export", export], capsys)
+    assert "no `translate` signature" in err
+
+
 def test_translation_commands_refuse_a_parsing_run(parsing_run, capsys):
-    err = user_error(["export", "--run-dir", str(parsing_run)], capsys)
-    assert "is a parsing run; use `keras-transformer parse`" in err
     err = user_error(
         [
             "attention",

@@ -1,0 +1,90 @@
+"""The exported parser (§6.3): raw sentences in, bracketed trees out.
+
+`ParserModule` is the translator (`TranslatorModule`: source tokenizer, the
+model, the traced beam searches) with the parsing run's target vocabulary
+(`pipelines.SymbolTokenizer`) and the repairing de-linearization in
+TensorFlow ops (`pipelines.delinearize_graph`), so TF Serving runs all of it.
+Its signatures:
+
+- `serving_default(text)`: the recorded search (the recipe's: beam 21,
+  alpha 0.3, up to input + 300 for §6.3).
+- `parse(text, beam_size, alpha, max_extra_length)`: per-request search.
+- `translate_ids(source_ids, ...)`: the search on ids, as the translator's.
+
+Both text signatures return `trees` (`tf.string` [B], words in the leaves,
+`XX` tags unless the run predicts tags; an empty sentence gives `(TOP )`),
+`scores` (float32 [B], the best hypothesis' length-penalised log
+probability, 0 for an empty sentence) and `repairs` (int32 [B], the repairs
+`delinearize` made). A sentence is its whitespace-separated words, invalid
+UTF-8 replaced (U+FFFD); one longer than the model's limit is cut for the
+search, and its words past the cut are attached under the root (counted as
+repairs). The output is that of `keras-transformer parse` (tested).
+"""
+
+import tensorflow as tf
+
+from pipelines import delinearize_graph
+from savedmodels.translator_module import SCALAR_SPECS, TEXT_SPEC, TranslatorModule
+
+PARSE_SPECS = [
+    TEXT_SPEC,
+    *(SCALAR_SPECS[k] for k in ("beam_size", "alpha", "max_extra_length")),
+]
+
+
+class ParserModule(TranslatorModule):
+    """A parsing run's model, tokenizers and search as a servable module.
+
+    Args:
+        model: the parsing run's `Transformer` (its own target vocabulary).
+        tokenizer: the source (subword) tokenizer.
+        target_tokenizer: the target's `pipelines.SymbolTokenizer`.
+        tags: bool. The run linearizes with POS tags instead of `XX`.
+        **kwargs: the other `TranslatorModule` arguments (`decoding`,
+            `max_beam_size`, `max_extra_length_limit`, `max_input_length`).
+    """
+
+    def __init__(self, model, tokenizer, target_tokenizer, tags=False, **kwargs):
+        kwargs.setdefault("name", "parser")
+        super().__init__(model, tokenizer, target_tokenizer=target_tokenizer, **kwargs)
+        self.tags = bool(tags)
+        self.parse = tf.function(
+            self._parse_text, input_signature=PARSE_SPECS, autograph=False
+        )
+        self.serving_default = tf.function(
+            self._parse_default, input_signature=[TEXT_SPEC], autograph=False
+        )
+
+    def signatures(self):
+        """`{name: concrete function}` for `tf.saved_model.save`."""
+        return {
+            "serving_default": self.serving_default.get_concrete_function(),
+            "parse": self.parse.get_concrete_function(),
+            "translate_ids": self.translate_ids.get_concrete_function(),
+        }
+
+    def _parse_default(self, text):
+        return self.parse(
+            text,
+            tf.constant(self.decoding.beam_size),
+            tf.constant(float(self.decoding.alpha)),
+            tf.constant(self.decoding.max_extra_length),
+        )
+
+    def _parse_text(self, text, beam_size, alpha, max_extra_length):
+        text = tf.strings.unicode_transcode(
+            text, "UTF-8", "UTF-8", errors="replace", replacement_char=0xFFFD
+        )
+        words = tf.strings.split(text)  # [B, (W)], on whitespace
+        sentences = tf.strings.reduce_join(words, axis=-1, separator=" ")
+        outputs = self.translate_ids(
+            self._text_to_ids(sentences), beam_size, alpha, max_extra_length, 1
+        )
+        ids = outputs["ids"][:, 0]  # [B, T], the best hypothesis
+        symbols = tf.strings.split(self._target().detokenize(ids))  # [B, (S)]
+        trees, repairs = delinearize_graph(symbols, words, tags=self.tags)
+        return {
+            "trees": trees,
+            "scores": outputs["scores"][:, 0],
+            "repairs": tf.reduce_sum(repairs, axis=-1),
+        }
