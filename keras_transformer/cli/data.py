@@ -41,7 +41,15 @@ def split_trees(recipe, split):
                 f"Unknown split; expected one of {sorted(names)}. Received: "
                 f"split={split!r}"
             )
-        return pipelines.read_treebank(recipe.treebank_dir, sections=names[split])
+        paths = [recipe.treebank_dir]
+        if split == recipe.train_split:  # extra training trees (semi-supervised)
+            paths += [path for part in recipe.train_files for path in part]
+            if recipe.preset == "parsing_semi_supervised" and len(paths) == 1:
+                raise UserError(
+                    f"Recipe {recipe.name} trains on the WSJ plus your own extra "
+                    "trees: give --extra-trees FILE (repeatable)."
+                )
+        return pipelines.read_treebank(paths, sections=names[split])
     except (OSError, ValueError) as error:
         raise UserError(str(error)) from None
 

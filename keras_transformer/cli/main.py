@@ -47,6 +47,8 @@ def _recipe(args):
     overrides.update(_data_files(args))
     if getattr(args, "treebank_dir", None):
         overrides["treebank_dir"] = os.path.abspath(args.treebank_dir)
+    if getattr(args, "extra_trees", None):
+        overrides["train_files"] = [[os.path.abspath(p)] for p in args.extra_trees]
     return get_recipe(args.recipe, **overrides)
 
 
@@ -280,6 +282,13 @@ def _add_recipe_arguments(parser, steps=False):
         "folder of wsj_SSNN.mrg files); the WSJ sections of each split are the "
         "recipe's (02-21, 22, 23). For parsing, --train/--dev/--test take tree "
         "files instead.",
+    )
+    data.add_argument(
+        "--extra-trees",
+        action="append",
+        metavar="FILE",
+        help="With --treebank-dir: more training trees (bracket files), read "
+        "with the WSJ training sections (wsj_parsing_semi_supervised).",
     )
     data.add_argument(
         "--source-language",

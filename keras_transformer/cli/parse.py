@@ -33,8 +33,9 @@ def parse_sentences(
     """Parses sentences (str, words separated by spaces).
 
     Returns:
-        `(trees, repairs)`: one `pipelines.Tree` per sentence (`(TOP )` for an
-        empty one) and the summed `pipelines.RepairCounts`.
+        `(trees, repairs)`: one `pipelines.Tree` and one
+        `pipelines.RepairCounts` per sentence (`(TOP )` and no repairs for an
+        empty one).
     """
     words = [sentence.split() for sentence in sentences]
     indices = [i for i, w in enumerate(words) if w]
@@ -53,13 +54,11 @@ def parse_sentences(
         else []
     )
     trees = [pipelines.Tree(pipelines.ROOT_LABEL, ())] * len(sentences)
-    repairs = pipelines.RepairCounts()
+    repairs = [pipelines.RepairCounts()] * len(sentences)
     for index, symbols in zip(indices, outputs, strict=True):
-        tree, repaired = pipelines.delinearize(
+        trees[index], repairs[index] = pipelines.delinearize(
             symbols, words[index], tags=recipe.tree_tags
         )
-        trees[index] = tree
-        repairs += repaired
     return trees, repairs
 
 
@@ -99,7 +98,7 @@ def parse(run_dir, lines, output=None, weights=None, decoding=None, batch_size=6
     )
     output.writelines(f"{tree}\n" for tree in trees)
     output.flush()
-    return repairs
+    return sum(repairs, pipelines.RepairCounts())
 
 
 def parse_with_export(export_dir, lines, output=None, overrides=None, batch_size=64):
@@ -165,6 +164,8 @@ def evaluate_parses(
         recipe, tokenizer, target, model, sentences, config, batch_size
     )
     result = evalb([str(t) for t in gold], [str(t) for t in trees])
+    total = sum(repairs, pipelines.RepairCounts())
+    repaired = sum(1 for counts in repairs if counts.total)
     scores = {
         "task": "parsing",
         "f1": result.all.f_measure,
@@ -174,8 +175,8 @@ def evaluate_parses(
         "tagging_accuracy": result.all.tagging_accuracy if recipe.tree_tags else None,
         "f1_len_40": result.short.f_measure,
         "evalb": result.to_dict(),
-        "repaired_outputs": repairs.total,
-        "repairs": dataclasses.asdict(repairs),
+        "repaired_outputs": repaired,
+        "repairs": dataclasses.asdict(total),
         "gold_tags_on_xx_leaves": not recipe.tree_tags,
     }
     if verbose:
@@ -189,7 +190,7 @@ def evaluate_parses(
             f"precision {result.all.precision:.2f}, exact "
             f"{result.all.complete_match:.2f}{tags}); len <= "
             f"{result.params.cutoff_len}: F1 {result.short.f_measure:.2f}; "
-            f"{len(gold)} sentences, {repairs.total} repairs, "
+            f"{len(gold)} sentences, {repaired} repaired, "
             f"{result.all.error_sentences} error sentences"
         )
     return write_evaluation(

@@ -3,6 +3,8 @@ the bundled GUM trees, average, evaluate by labelled bracket F1, parse
 sentences from a file; translation commands refuse the run."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -86,7 +88,15 @@ def test_the_export_parses_as_the_run_does(parsing_run, tmp_path, capsys):
         path = tmp_path / f"{where[2:]}.txt"
         place = str(parsing_run) if where == "--run-dir" else export
         command = ["parse", where, place, "--input", str(source), "--output", str(path)]
-        assert cli.main(command) == 0
+        if where == "--run-dir":
+            assert cli.main(command) == 0
+        else:  # the export alone, in a fresh process: nothing of the run loaded
+            program = "import sys; from keras_transformer.cli import main; "
+            program += "sys.exit(main(sys.argv[1:]))"
+            done = subprocess.run(
+                [sys.executable, "-c", program, *command], capture_output=True
+            )
+            assert done.returncode == 0, done.stderr.decode()[-2000:]
         outputs[where] = path.read_text(encoding="utf-8").splitlines()
     assert outputs["--export"] == outputs["--run-dir"]
     assert outputs["--export"][1] == "(TOP )" and len(outputs["--export"]) == 5
@@ -120,3 +130,35 @@ def test_wsj_parsing_needs_a_treebank(tmp_path, capsys):
         capsys,
     )
     assert "--treebank-dir" in err
+
+
+def test_wsj_sections_and_extra_trees_make_the_splits(tmp_path):
+    from keras_transformer.cli.data import split_trees
+    from keras_transformer.cli.user_error import UserError
+    from keras_transformer.recipes import get_recipe
+
+    wsj = tmp_path / "parsed" / "mrg" / "wsj"
+    for section in ("02", "21", "22", "23", "24"):
+        (wsj / section).mkdir(parents=True)
+        tree = f"( (S (NP-SBJ (NN w{section})) (VP (VBZ v))) )\n"
+        (wsj / section / f"wsj_{section}01.mrg").write_text(tree)
+    extra = tmp_path / "extra.mrg"
+    extra.write_text("(ROOT (S (NN a)))\n(ROOT (S (NN b)))\n")
+    recipe = get_recipe("wsj_parsing", treebank_dir=str(wsj))
+    words = {
+        split: [tree.words()[0] for tree in split_trees(recipe, split)[0]]
+        for split in ("train", "dev", "test")
+    }
+    assert words == {"train": ["w02", "w21"], "dev": ["w22"], "test": ["w23"]}
+    semi = get_recipe(
+        "wsj_parsing_semi_supervised",
+        treebank_dir=str(wsj),
+        train_files=[[str(extra)]],
+    )
+    trees, report = split_trees(semi, "train")
+    assert [tree.words()[0] for tree in trees] == ["w02", "w21", "a", "b"]
+    assert len(split_trees(semi, "test")[0]) == 1  # extra trees train only
+    with pytest.raises(UserError, match="--extra-trees"):
+        split_trees(
+            get_recipe("wsj_parsing_semi_supervised", treebank_dir=str(wsj)), "train"
+        )

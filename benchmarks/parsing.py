@@ -1,0 +1,102 @@
+"""Parsing (§6.3) on the bundled GUM test split: F1 of a trained run and of
+the two baselines, parse speed, the repair rate. One JSON line per measure:
+
+    python benchmarks/parsing.py --run-dir runs/gum [--limit 491] [--beams 21 1]
+
+- `baseline`: F1 (all, len <= 40) of the flat and right-branching trees
+  (`pipelines.tree_baselines`), with the training trees' most frequent
+  labels; the same scorer as the run's (EVALB-compatible, `COLLINS.prm`,
+  gold tags on `XX` leaves).
+- `run`: for each beam size, F1, recall, precision, exact match, the share of
+  sentences whose output needed a repair, and sentences/s of
+  `cli.parse.parse_sentences` (search, de-linearization; the model loaded
+  and the search compiled before the clock starts, by parsing the first
+  batch once).
+
+No other parser is installed on this machine to time side by side; the
+baselines are the F1 reference. The GUM trees are silver trees: F1 on them is
+not comparable with WSJ section 23 (Table 4).
+"""
+
+import argparse
+import json
+import os
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+from keras_transformer.cli.parse import load_parser, parse_sentences  # noqa: E402
+from keras_transformer.evaluation import evalb  # noqa: E402
+from keras_transformer.process_defaults import tune_memory  # noqa: E402
+from pipelines import (  # noqa: E402
+    baseline_labels,
+    flat_tree,
+    load_bundled_trees,
+    right_branching_tree,
+)
+
+
+def score(gold, trees):
+    result = evalb([str(t) for t in gold], [str(t) for t in trees])
+    return {
+        "f1": round(result.all.f_measure, 2),
+        "f1_len_40": round(result.short.f_measure, 2),
+        "recall": round(result.all.recall, 2),
+        "precision": round(result.all.precision, 2),
+        "exact_match": round(result.all.complete_match, 2),
+        "error_sentences": result.all.error_sentences,
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--run-dir", required=True, help="A trained parsing run.")
+    parser.add_argument("--limit", type=int, help="Only the first N test trees.")
+    parser.add_argument("--beams", type=int, nargs="+", default=[21, 1])
+    parser.add_argument("--batch-size", type=int, default=64)
+    args = parser.parse_args()
+    tune_memory()
+    train, _ = load_bundled_trees("train")
+    gold, _ = load_bundled_trees("test")
+    gold = gold[: args.limit] if args.limit else gold
+    top, inner = baseline_labels(train)
+    for name, build in (
+        ("flat", lambda words: flat_tree(words, top)),
+        ("right_branching", lambda words: right_branching_tree(words, top, inner)),
+    ):
+        trees = [build(list(tree.words())) for tree in gold]
+        line = {"benchmark": "parsing", "measure": "baseline", "baseline": name}
+        print(json.dumps(line | score(gold, trees) | {"sentences": len(gold)}))
+    sentences = [" ".join(tree.words()) for tree in gold]
+    for beam in args.beams:
+        overrides = {"beam_size": beam}
+        recipe, tokenizer, target, model, weights, config = load_parser(
+            args.run_dir, overrides=overrides
+        )
+        warm = sentences[: args.batch_size]
+        parse_sentences(recipe, tokenizer, target, model, warm, config, args.batch_size)
+        start = time.monotonic()
+        trees, repairs = parse_sentences(
+            recipe, tokenizer, target, model, sentences, config, args.batch_size
+        )
+        seconds = time.monotonic() - start
+        line = {
+            "benchmark": "parsing",
+            "measure": "run",
+            "run_dir": args.run_dir,
+            "weights": weights,
+            "beam_size": beam,
+            "alpha": config.alpha,
+            "max_extra_length": config.max_extra_length,
+            "sentences": len(sentences),
+            "sentences_per_second": round(len(sentences) / seconds, 2),
+            "repaired_share": round(
+                sum(1 for r in repairs if r.total) / max(1, len(repairs)), 4
+            ),
+            "cpus": os.cpu_count(),
+        }
+        print(json.dumps(line | score(gold, trees)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
