@@ -25,27 +25,15 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-from keras_transformer.cli.parse import load_parser, parse_sentences  # noqa: E402
-from keras_transformer.evaluation import evalb  # noqa: E402
-from keras_transformer.process_defaults import tune_memory  # noqa: E402
-from pipelines import (  # noqa: E402
-    baseline_labels,
-    flat_tree,
-    load_bundled_trees,
-    right_branching_tree,
+from keras_transformer.cli.parse import (  # noqa: E402
+    baseline_scores,
+    bracket_scores,
+    load_parser,
+    parse_sentences,
 )
-
-
-def score(gold, trees):
-    result = evalb([str(t) for t in gold], [str(t) for t in trees])
-    return {
-        "f1": round(result.all.f_measure, 2),
-        "f1_len_40": round(result.short.f_measure, 2),
-        "recall": round(result.all.recall, 2),
-        "precision": round(result.all.precision, 2),
-        "exact_match": round(result.all.complete_match, 2),
-        "error_sentences": result.all.error_sentences,
-    }
+from keras_transformer.process_defaults import tune_memory  # noqa: E402
+from keras_transformer.recipes import get_recipe  # noqa: E402
+from pipelines import load_bundled_trees  # noqa: E402
 
 
 def main():
@@ -56,17 +44,11 @@ def main():
     parser.add_argument("--batch-size", type=int, default=64)
     args = parser.parse_args()
     tune_memory()
-    train, _ = load_bundled_trees("train")
     gold, _ = load_bundled_trees("test")
     gold = gold[: args.limit] if args.limit else gold
-    top, inner = baseline_labels(train)
-    for name, build in (
-        ("flat", lambda words: flat_tree(words, top)),
-        ("right_branching", lambda words: right_branching_tree(words, top, inner)),
-    ):
-        trees = [build(list(tree.words())) for tree in gold]
+    for name, scores in baseline_scores(get_recipe("gum_parsing"), gold).items():
         line = {"benchmark": "parsing", "measure": "baseline", "baseline": name}
-        print(json.dumps(line | score(gold, trees) | {"sentences": len(gold)}))
+        print(json.dumps(line | scores | {"sentences": len(gold)}))
     sentences = [" ".join(tree.words()) for tree in gold]
     for beam in args.beams:
         overrides = {"beam_size": beam}
@@ -95,7 +77,7 @@ def main():
             ),
             "cpus": os.cpu_count(),
         }
-        print(json.dumps(line | score(gold, trees)), flush=True)
+        print(json.dumps(line | bracket_scores(gold, trees)), flush=True)
 
 
 if __name__ == "__main__":

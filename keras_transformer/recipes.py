@@ -380,7 +380,9 @@ def _wsj_parsing(name, description, **fields):
         # input + 300 (§6.3) need the positions.
         model_overrides=(("max_position_length", 512),),
         max_train_length=512,
-        decoding=DecodingConfig(beam_size=21, alpha=0.3, max_extra_length=300),
+        decoding=DecodingConfig(
+            beam_size=21, alpha=0.3, max_extra_length=300, constrain_brackets=True
+        ),
         max_beam_size=21,
         **fields,
     )
@@ -515,7 +517,9 @@ RECIPES = {
             checkpoint_every_minutes=0.5,
             keep_checkpoints=3,
             average_last=3,
-            decoding=DecodingConfig(beam_size=4, alpha=0.3, max_extra_length=300),
+            decoding=DecodingConfig(
+                beam_size=4, alpha=0.3, max_extra_length=300, constrain_brackets=True
+            ),
         ),
     )
 }

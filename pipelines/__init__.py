@@ -78,6 +78,7 @@ from pipelines.tree_linearization import (
     delinearize,
     linearize,
     retag,
+    symbol_classes,
     target_symbols,
 )
 from pipelines.tree_normalisation import normalise_tree, strip_function_tags
@@ -152,6 +153,7 @@ __all__ = [
     "delinearize",
     "linearize",
     "retag",
+    "symbol_classes",
     "target_symbols",
     "baseline_labels",
     "TreeCorpus",

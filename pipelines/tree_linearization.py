@@ -179,6 +179,37 @@ def _is_tag(symbol):
     return bool(_LABEL.fullmatch(symbol)) and symbol not in RESERVED_PIECES
 
 
+def symbol_classes(
+    vocabulary: Sequence[str], tags: bool = False
+) -> tuple[list[int], list[int], list[int]]:
+    """The ids of the leaf, opening and closing symbols of a target
+    vocabulary, classified as `delinearize` reads them.
+
+    Args:
+        vocabulary: sequence of str, the pieces in id order (for example
+            `SymbolTokenizer.vocabulary`, the special pieces first).
+        tags: bool. Whether a tag is a leaf symbol, as for `delinearize`.
+
+    Returns:
+        `(leaf_ids, open_ids, close_ids)`, each a sorted list of int; ids of
+        other pieces (the special pieces, unknown symbols) are in none.
+
+    Example:
+
+    >>> symbol_classes(["<pad>", "<unk>", "<s>", "</s>", "(NP", ")NP", "XX"])
+    ([6], [4], [5])
+    """
+    leaves, opens, closes = [], [], []
+    for index, symbol in enumerate(vocabulary):
+        if symbol[:1] == "(" and _LABEL.fullmatch(symbol, 1):
+            opens.append(index)
+        elif symbol[:1] == ")" and _LABEL.fullmatch(symbol, 1):
+            closes.append(index)
+        elif symbol == PLACEHOLDER or (tags and _is_tag(symbol)):
+            leaves.append(index)
+    return leaves, opens, closes
+
+
 def delinearize(
     symbols: Sequence[str] | str,
     words: Sequence[str] | str,
@@ -314,13 +345,23 @@ def retag(tree: Tree, tags: Sequence[str]) -> Tree:
             f"Received: {len(tags)} tags"
         )
     remaining = iter(tags)
-
-    def relabel(node):
+    # Post-order with an explicit stack, not recursion: a decoder's output
+    # can nest deeper than Python's recursion limit. `built` holds the
+    # finished subtrees; a node is rebuilt once its children are.
+    built, pending = [], [(tree, False)]
+    while pending:
+        node, children_done = pending.pop()
         if node.is_preterminal:
-            return Tree(next(remaining), node.children)
-        return Tree(node.label, tuple(relabel(child) for child in node.children))
-
-    return relabel(tree)
+            built.append(Tree(next(remaining), node.children))
+        elif children_done:
+            count = len(node.children)
+            children = tuple(built[len(built) - count :]) if count else ()
+            del built[len(built) - count :]
+            built.append(Tree(node.label, children))
+        else:
+            pending.append((node, True))
+            pending.extend((child, False) for child in reversed(node.children))
+    return built[0]
 
 
 def target_symbols(trees: Iterable[Tree], tags: bool = False) -> tuple[str, ...]:

@@ -42,21 +42,37 @@ class Tree:
 
     def words(self) -> tuple[str, ...]:
         """The words at the leaves, left to right."""
-        if self.is_preterminal:
-            return (self.children[0],)
-        return tuple(word for child in self.children for word in child.words())
+        return tuple(p.children[0] for p in self.preterminals())
 
     def preterminals(self) -> tuple["Tree", ...]:
         """The preterminals (tag and word), left to right."""
-        if self.is_preterminal:
-            return (self,)
-        return tuple(p for child in self.children for p in child.preterminals())
+        found, pending = [], [self]  # a stack, so any depth works
+        while pending:
+            tree = pending.pop()
+            if tree.is_preterminal:
+                found.append(tree)
+            else:
+                pending.extend(reversed(tree.children))
+        return tuple(found)
 
     def __str__(self) -> str:
-        if self.is_preterminal:
-            return f"({self.label} {self.children[0]})"
-        inner = " ".join(str(child) for child in self.children)
-        return f"({self.label} {inner})" if self.label else f"( {inner})"
+        # Iterative, not recursive: a decoder's output can nest brackets
+        # deeper than Python's recursion limit.
+        parts, pending = [], [self]
+        while pending:
+            tree = pending.pop()
+            if isinstance(tree, str):  # a closing bracket, or " " between
+                parts.append(tree)
+            elif tree.is_preterminal:
+                parts.append(f"({tree.label} {tree.children[0]})")
+            else:
+                parts.append(f"({tree.label} " if tree.label else "( ")
+                pending.append(")")
+                for index in range(len(tree.children) - 1, -1, -1):
+                    pending.append(tree.children[index])
+                    if index:
+                        pending.append(" ")
+        return "".join(parts)
 
 
 class TreeSyntaxError(ValueError):

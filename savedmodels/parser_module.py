@@ -9,7 +9,14 @@ Its signatures:
 - `serving_default(text)`: the recorded search (the recipe's: beam 21,
   alpha 0.3, up to input + 300 for §6.3).
 - `parse(text, beam_size, alpha, max_extra_length)`: per-request search.
-- `translate_ids(source_ids, ...)`: the search on ids, as the translator's.
+- `translate_ids(source_ids, ...)`: the search on ids, as the translator's;
+  only without the bracket constraint (the constrained search needs each
+  sentence's words, which ids do not give).
+
+With the recipe's `constrain_brackets` (the parsing recipes' default), every
+search runs under a `BracketConstraint` over the symbol vocabulary, with
+each sentence's whitespace-separated word count: exactly one leaf per word
+and balanced brackets, as `keras-transformer parse` searches.
 
 Both text signatures return `trees` (`tf.string` [B], words in the leaves,
 `XX` tags unless the run predicts tags; an empty sentence gives `(TOP )`),
@@ -23,7 +30,9 @@ repairs). The output is that of `keras-transformer parse` (tested).
 
 import tensorflow as tf
 
-from pipelines import delinearize_graph
+from keras_transformer.decoding.bracket_constraint import BracketConstraint
+from keras_transformer.models import EOS_ID
+from pipelines import delinearize_graph, symbol_classes
 from savedmodels.translator_module import SCALAR_SPECS, TEXT_SPEC, TranslatorModule
 
 PARSE_SPECS = [
@@ -46,8 +55,26 @@ class ParserModule(TranslatorModule):
 
     def __init__(self, model, tokenizer, target_tokenizer, tags=False, **kwargs):
         kwargs.setdefault("name", "parser")
-        super().__init__(model, tokenizer, target_tokenizer=target_tokenizer, **kwargs)
+        decoding = kwargs.get("decoding")
+        self.constrained = bool(decoding is not None and decoding.constrain_brackets)
+        constraint = (
+            parser_constraint(target_tokenizer, model.target_vocab_size, tags)
+            if self.constrained
+            else None
+        )
+        super().__init__(
+            model,
+            tokenizer,
+            target_tokenizer=target_tokenizer,
+            constraint=constraint,
+            **kwargs,
+        )
         self.tags = bool(tags)
+        if self.constrained:
+            # The id and text searches of the translator need each sentence's
+            # words under the constraint: not saved (`tf.saved_model.save`
+            # traces every `tf.function` attribute with a signature).
+            del self.translate_ids, self.translate
         self.parse = tf.function(
             self._parse_text, input_signature=PARSE_SPECS, autograph=False
         )
@@ -57,11 +84,13 @@ class ParserModule(TranslatorModule):
 
     def signatures(self):
         """`{name: concrete function}` for `tf.saved_model.save`."""
-        return {
+        signatures = {
             "serving_default": self.serving_default.get_concrete_function(),
             "parse": self.parse.get_concrete_function(),
-            "translate_ids": self.translate_ids.get_concrete_function(),
         }
+        if not self.constrained:
+            signatures["translate_ids"] = self.translate_ids.get_concrete_function()
+        return signatures
 
     def _parse_default(self, text):
         return self.parse(
@@ -77,14 +106,26 @@ class ParserModule(TranslatorModule):
         )
         words = tf.strings.split(text)  # [B, (W)], on whitespace
         sentences = tf.strings.reduce_join(words, axis=-1, separator=" ")
-        outputs = self.translate_ids(
-            self._text_to_ids(sentences), beam_size, alpha, max_extra_length, 1
+        source_ids = self._text_to_ids(sentences)[:, : self.max_input_length]
+        word_counts = (
+            tf.cast(words.row_lengths(), tf.int32) if self.constrained else None
         )
-        ids = outputs["ids"][:, 0]  # [B, T], the best hypothesis
+        ids, scores = self._run(
+            source_ids, beam_size, alpha, max_extra_length, 1, word_counts
+        )
+        ids = ids[:, 0]  # [B, T], the best hypothesis
         symbols = tf.strings.split(self._target().detokenize(ids))  # [B, (S)]
         trees, repairs = delinearize_graph(symbols, words, tags=self.tags)
         return {
             "trees": trees,
-            "scores": outputs["scores"][:, 0],
+            "scores": scores[:, 0],
             "repairs": tf.reduce_sum(repairs, axis=-1),
         }
+
+
+def parser_constraint(target_tokenizer, vocab_size, tags):
+    """The `BracketConstraint` of a parsing run: its symbol vocabulary's leaf,
+    opening and closing ids (classified as `delinearize` reads them) over
+    the model's `vocab_size` outputs."""
+    leaves, opens, closes = symbol_classes(target_tokenizer.vocabulary, tags=tags)
+    return BracketConstraint(vocab_size, leaves, opens, closes, eos_id=EOS_ID)

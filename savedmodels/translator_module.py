@@ -96,6 +96,9 @@ class TranslatorModule(tf.Module):
         target_tokenizer: the target's own tokenizer (parsing's whole-token
             symbols, §6.3; the model then has a target vocabulary of its
             size), or `None` for the shared `tokenizer`.
+        constraint: a `BracketConstraint` for every search (a parser's
+            well-formed trees; `ParserModule` passes each request's word
+            counts), or `None`.
 
     Example:
 
@@ -115,6 +118,7 @@ class TranslatorModule(tf.Module):
         max_input_length=None,
         name="translator",
         target_tokenizer=None,
+        constraint=None,
     ):
         if keras.backend.backend() != "tensorflow":
             raise ValueError(
@@ -184,7 +188,9 @@ class TranslatorModule(tf.Module):
         if target_tokenizer is not None:
             self.target_tokenizer = target_tokenizer
         self.model_variables = [v.value for v in model.variables]
-        self._search = _make_search(model, decoding, buffer_length, max_beam_size)
+        self._search = _make_search(
+            model, decoding, buffer_length, max_beam_size, constraint
+        )
 
         self.serving_default = tf.function(
             self._serving_default, input_signature=[TEXT_SPEC], autograph=False
@@ -251,8 +257,11 @@ class TranslatorModule(tf.Module):
         source = encode_sources(self.tokenizer, text, self.max_input_length)
         return source.to_tensor(default_value=PAD_ID)
 
-    def _run(self, source_ids, beam_size, alpha, max_extra_length, n_best):
-        """Checks the request, searches, keeps n best, blanks empty inputs."""
+    def _run(
+        self, source_ids, beam_size, alpha, max_extra_length, n_best, word_counts=None
+    ):
+        """Checks the request, searches, keeps n best, blanks empty inputs
+        (`word_counts` [B]: a parser's words, for its `BracketConstraint`)."""
         checks = _check_request(
             beam_size,
             alpha,
@@ -263,13 +272,14 @@ class TranslatorModule(tf.Module):
         )
         with tf.control_dependencies(checks):
             source_ids = tf.identity(source_ids)
+        arguments = (source_ids, alpha, max_extra_length, word_counts)
         if isinstance(beam_size, int):
-            ids, scores = self._search[beam_size](source_ids, alpha, max_extra_length)
+            ids, scores = self._search[beam_size](*arguments)
         else:
             ids, scores = tf.switch_case(
                 beam_size - 1,
                 [
-                    lambda k=k: self._search[k](source_ids, alpha, max_extra_length)
+                    lambda k=k: self._search[k](*arguments)
                     for k in range(1, self.max_beam_size + 1)
                 ],
             )
@@ -322,14 +332,14 @@ def _check_request(beam_size, alpha, max_extra_length, n_best, max_beam_size, li
     ]
 
 
-def _make_search(model, decoding, buffer_length, max_beam_size):
-    """`{K: fn(source_ids, alpha, max_extra_length) -> (ids [B, K_max, T],
-    scores [B, K_max])}`, Python `translate` with `decoding` at beam size K,
-    padded to `max_beam_size` hypotheses (score -inf) so that every K has one
-    shape."""
+def _make_search(model, decoding, buffer_length, max_beam_size, constraint=None):
+    """`{K: fn(source_ids, alpha, max_extra_length, word_counts) -> (ids
+    [B, K_max, T], scores [B, K_max])}`, Python `translate` with `decoding` at
+    beam size K (and `constraint`, over `word_counts`), padded to
+    `max_beam_size` hypotheses (score -inf) so that every K has one shape."""
 
     def search(beam_size):
-        def fn(source_ids, alpha, max_extra_length):
+        def fn(source_ids, alpha, max_extra_length, word_counts):
             if not isinstance(alpha, float):
                 # Checked in the graph by `_check_request`.
                 alpha = tf.cast(alpha, tf.float32)
@@ -347,6 +357,8 @@ def _make_search(model, decoding, buffer_length, max_beam_size):
                 bos_id=BOS_ID,
                 eos_id=EOS_ID,
                 max_length=buffer_length,
+                constraint=constraint,
+                word_counts=word_counts,
             )
             missing = max_beam_size - beam_size
             ids = tf.pad(ids, [[0, 0], [0, missing], [0, 0]])

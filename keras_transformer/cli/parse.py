@@ -39,6 +39,15 @@ def parse_sentences(
     """
     words = [sentence.split() for sentence in sentences]
     indices = [i for i, w in enumerate(words) if w]
+    # Imported here: savedmodels sits above keras_transformer (BUILD_NOTES.md,
+    # "Packages").
+    from savedmodels.parser_module import parser_constraint
+
+    constraint = (
+        parser_constraint(target_tokenizer, model.target_vocab_size, recipe.tree_tags)
+        if config.constrain_brackets
+        else None
+    )
     outputs = (
         translate_texts(
             model,
@@ -49,6 +58,8 @@ def parse_sentences(
             config=config,
             batch_size=batch_size,
             width_multiple=16,
+            constraint=constraint,
+            word_counts=[len(words[i]) for i in indices] if constraint else None,
         )
         if indices
         else []
@@ -60,6 +71,38 @@ def parse_sentences(
             symbols, words[index], tags=recipe.tree_tags
         )
     return trees, repairs
+
+
+def bracket_scores(gold, trees):
+    """EVALB-compatible figures of `trees` against `gold` (COLLINS.prm):
+    F1 (all and len <= 40), recall, precision, exact match, error sentences."""
+    result = evalb([str(t) for t in gold], [str(t) for t in trees])
+    return {
+        "f1": round(result.all.f_measure, 2),
+        "f1_len_40": round(result.short.f_measure, 2),
+        "recall": round(result.all.recall, 2),
+        "precision": round(result.all.precision, 2),
+        "exact_match": round(result.all.complete_match, 2),
+        "error_sentences": result.all.error_sentences,
+    }
+
+
+def baseline_scores(recipe, gold):
+    """`{"flat": scores, "right_branching": scores}` on `gold`: the two
+    baselines of `pipelines.tree_baselines`, labelled with the recipe's
+    training trees' most frequent labels, scored by `bracket_scores`."""
+    train, _ = split_trees(recipe, recipe.train_split)
+    top, inner = pipelines.baseline_labels(train)
+    builders = {
+        "flat": lambda words: pipelines.flat_tree(words, top),
+        "right_branching": lambda words: pipelines.right_branching_tree(
+            words, top, inner
+        ),
+    }
+    return {
+        name: bracket_scores(gold, [build(list(tree.words())) for tree in gold])
+        for name, build in builders.items()
+    }
 
 
 def load_parser(run_dir, weights=None, overrides=None):
@@ -110,15 +153,13 @@ def parse_with_export(export_dir, lines, output=None, overrides=None, batch_size
         The number of repairs the export reported.
     """
     import tensorflow as tf
-    import tensorflow_text  # noqa: F401  (registers the tokenizer ops)
 
+    from keras_transformer.cli.saved_model_files import load_saved_model
     from keras_transformer.cli.translate import export_decoding
 
     output = sys.stdout if output is None else output
     try:
-        signature = tf.saved_model.load(export_dir).signatures["parse"]
-    except (OSError, ValueError) as error:
-        raise UserError(f"Cannot load the SavedModel {export_dir}: {error}") from None
+        signature = load_saved_model(export_dir).signatures["parse"]
     except KeyError:
         raise UserError(
             f"{export_dir} has no `parse` signature: not a parsing export."

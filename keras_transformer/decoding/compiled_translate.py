@@ -20,9 +20,10 @@ def compiled_translate(
     eos_id=EOS_ID,
     max_length=None,
     seed=None,
+    constraint=None,
 ):
-    """Returns `fn(source_ids) -> (ids, scores)`, `translate` compiled once per
-    source shape.
+    """Returns `fn(source_ids, word_counts=None) -> (ids, scores)`, `translate`
+    compiled once per source shape.
 
     On TensorFlow the search is traced into a `tf.function`, with XLA when
     `jit_compile` (the whole while loop becomes one XLA computation). On JAX it
@@ -39,9 +40,11 @@ def compiled_translate(
         eos_id: int. End of sentence. Defaults to `EOS_ID` (3).
         max_length: optional int. Buffer size T; see `translate`.
         seed: int or `keras.random.SeedGenerator`, for `"sample"`.
+        constraint: optional `BracketConstraint` (parsing); the callable then
+            takes each sentence's `word_counts` `[B]` too.
 
     Returns:
-        A callable taking int `source_ids` `[B, S]`.
+        A callable taking int `source_ids` `[B, S]` (and `word_counts`).
 
     Example:
 
@@ -50,7 +53,7 @@ def compiled_translate(
     """
     config = check_decoding_config(config)
 
-    def run(source_ids):
+    def run(source_ids, word_counts=None):
         return translate(
             model,
             source_ids,
@@ -59,6 +62,8 @@ def compiled_translate(
             eos_id=eos_id,
             max_length=max_length,
             seed=seed,
+            constraint=constraint,
+            word_counts=word_counts,
         )
 
     backend = keras.backend.backend()
@@ -71,12 +76,14 @@ def compiled_translate(
 
         variables = list(model.variables)
 
-        def stateless_run(values, source_ids):
+        def stateless_run(values, source_ids, word_counts):
             with keras.StatelessScope(
                 state_mapping=list(zip(variables, values, strict=True))
             ):
-                return run(source_ids)
+                return run(source_ids, word_counts)
 
         jitted = jax.jit(stateless_run)
-        return lambda source_ids: jitted([v.value for v in variables], source_ids)
+        return lambda source_ids, word_counts=None: jitted(
+            [v.value for v in variables], source_ids, word_counts
+        )
     return run

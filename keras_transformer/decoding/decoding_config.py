@@ -50,6 +50,10 @@ class DecodingConfig:
     # (`translate`); False gathers one cache row per beam instead. Same
     # results either way.
     share_beam_cache: bool = True
+    # Parsing (§6.3): search only well-formed linearized trees with one leaf
+    # symbol per word (`BracketConstraint`; a stated deviation, the paper
+    # does not say). `translate` refuses it without a constraint.
+    constrain_brackets: bool = False
 
     def __post_init__(self):
         check_one_of("method", self.method, METHODS)
@@ -61,6 +65,11 @@ class DecodingConfig:
             check_non_negative_int("max_extra_length", self.max_extra_length)
         check_positive_float("temperature", self.temperature)
         check_non_negative_int("top_k", self.top_k)
+        if not isinstance(self.constrain_brackets, bool):
+            raise ValueError(
+                "`constrain_brackets` must be a bool. "
+                f"Received: constrain_brackets={self.constrain_brackets!r}"
+            )
         if self.n_best > self.num_hypotheses:
             raise ValueError(
                 f"`n_best` cannot exceed the hypotheses of `method={self.method!r}` "

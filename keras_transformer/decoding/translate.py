@@ -5,6 +5,8 @@ output row per sentence."""
 from keras import ops
 
 from keras_transformer.decoding.beam_search import NEG_INF, beam_search
+from keras_transformer.decoding.beam_utils import gather_beams
+from keras_transformer.decoding.bracket_constraint import constrained_search
 from keras_transformer.decoding.decoding_config import DecodingConfig
 from keras_transformer.decoding.greedy_search import greedy_search
 from keras_transformer.decoding.length_penalty import length_penalty
@@ -155,6 +157,14 @@ def _reorder_history(state, flat_indices):
     }
 
 
+def _reorder_constrained_history(state, flat_indices):
+    """`_reorder_history` under a `BracketConstraint`: its counters too."""
+    return {
+        "search": _reorder_history(state["search"], flat_indices),
+        "constraint": gather_beams(state["constraint"], flat_indices),
+    }
+
+
 def translate(
     model,
     source_ids,
@@ -164,6 +174,8 @@ def translate(
     eos_id=EOS_ID,
     max_length=None,
     seed=None,
+    constraint=None,
+    word_counts=None,
 ):
     """Translates a batch of token ids with the model's cached decoder.
 
@@ -198,6 +210,11 @@ def translate(
         max_length: optional int. Buffer size T. Defaults to
             `S + config.max_extra_length`.
         seed: int or `keras.random.SeedGenerator`, for `"sample"`.
+        constraint: optional `BracketConstraint`: every hypothesis is a
+            well-formed linearized tree with `word_counts` word symbols
+            (parsing, §6.3).
+        word_counts: int `[B]`, the words of each sentence; needed with
+            `constraint`.
 
     Returns:
         A tuple `(ids, scores)`: int32 `[B, N, T]` hypotheses, best first
@@ -211,6 +228,11 @@ def translate(
     >>> best = ids[:, 0]  # [B, T]
     """
     config = check_decoding_config(config)
+    if config.constrain_brackets and constraint is None:
+        raise ValueError(
+            "`constrain_brackets=True` searches linearized trees (parsing) and "
+            "needs a `BracketConstraint`. Received: constraint=None"
+        )
     source_ids = ops.convert_to_tensor(source_ids, "int32")
     max_length, max_lengths = output_lengths(
         source_ids, config.max_extra_length, max_length, model
@@ -241,12 +263,15 @@ def translate(
         # attend to its one cross-attention cache row (see
         # `CachedMultiHeadAttention`); the self-attention cache is tiled to
         # one row per beam and reordered with the beams.
-        return beam_search(
+        step, state = constrained_search(
+            constraint,
+            word_counts,
+            max_lengths,
             _cached_step(model, encoder_cache, num_beams=beam_size),
-            initial_ids,
             self_caches,
-            **beam,
+            rows_per_count=1,
         )
+        return beam_search(step, initial_ids, state, **beam)
     if config.method == "beam":
         # One cache row per sentence on both sides: the K beam rows of a
         # sentence attend to its cross-attention row and share one
@@ -257,19 +282,37 @@ def translate(
             # [B*K, T], -1: not decoded yet
             "history": ops.full((batch_size * beam_size, max_length), -1, "int32"),
         }
-        return beam_search(
+        step, state = constrained_search(
+            constraint,
+            word_counts,
+            max_lengths,
             _beam_shared_step(model, encoder_cache, beam_size),
+            state,
+            rows_per_count=beam_size,
+        )
+        return beam_search(
+            step,
             initial_ids,
             state,
             **beam,
             tile_cache_fn=lambda state, k: state,
-            reorder_cache_fn=_reorder_history,
+            reorder_cache_fn=(
+                _reorder_history if constraint is None else _reorder_constrained_history
+            ),
         )
+    step, state = constrained_search(
+        constraint,
+        word_counts,
+        max_lengths,
+        _cached_step(model, encoder_cache),
+        self_caches,
+        rows_per_count=1,
+    )
     if config.method == "greedy":
         ids, log_probs = greedy_search(
-            _cached_step(model, encoder_cache),
+            step,
             initial_ids,
-            self_caches,
+            state,
             eos_id=eos_id,
             max_length=max_length,
             pad_id=PAD_ID,
@@ -278,9 +321,9 @@ def translate(
         )
     else:
         ids, log_probs = sampling_search(
-            _cached_step(model, encoder_cache),
+            step,
             initial_ids,
-            self_caches,
+            state,
             eos_id=eos_id,
             max_length=max_length,
             temperature=config.temperature,

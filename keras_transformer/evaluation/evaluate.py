@@ -32,6 +32,8 @@ def translate_texts(
     bos_id=BOS_ID,
     eos_id=EOS_ID,
     translate_fn=None,
+    constraint=None,
+    word_counts=None,
 ):
     """Translates raw sentences: tokenize, batch by length, decode, detokenize.
 
@@ -60,6 +62,10 @@ def translate_texts(
             `compiled_translate`, reused across calls (a callback compiles
             once); when given, `config`, `jit_compile` and `bos_id` are
             ignored. Defaults to compiling one for this call.
+        constraint: optional `BracketConstraint` (parsing): well-formed
+            trees with `word_counts[i]` word symbols for source i.
+        word_counts: list of int, one per source; needed with `constraint`
+            (and then with `translate_fn`, one compiled with it).
 
     Returns:
         A list of str, one translation per source.
@@ -75,7 +81,13 @@ def translate_texts(
         jit_compile=jit_compile,
         bos_id=bos_id,
         eos_id=eos_id,
+        constraint=constraint,
     )
+    if (constraint is None) != (word_counts is None):
+        raise ValueError(
+            "`constraint` and `word_counts` go together. Received: "
+            f"constraint={constraint!r}, word_counts={word_counts!r}"
+        )
     token_ids = [list(tokenize_fn(text)) for text in sources]
     order = np.argsort([len(ids) for ids in token_ids], kind="stable")
     outputs = [None] * len(sources)
@@ -86,7 +98,10 @@ def translate_texts(
         batch = np.zeros((len(indices), width), "int32")
         for row, i in enumerate(indices):
             batch[row, : len(token_ids[i])] = token_ids[i]
-        ids, _ = fn(batch)
+        if word_counts is None:
+            ids, _ = fn(batch)
+        else:
+            ids, _ = fn(batch, np.asarray([word_counts[i] for i in indices], "int32"))
         # [B, N, T] -> [B, T], the best hypothesis
         best = np.asarray(ids)[:, 0]
         for row, i in enumerate(indices):

@@ -15,6 +15,7 @@ from pipelines.tree_linearization import (
     delinearize,
     linearize,
     retag,
+    symbol_classes,
     target_symbols,
 )
 from pipelines.treebank import BUNDLED_TREEBANKS, load_bundled_trees
@@ -367,3 +368,22 @@ def test_round_trip_over_all_gum_trees():
     assert vocabulary == tuple(sorted(set(vocabulary)))
     assert {"(NP", ")NP", "XX"} <= set(vocabulary)
     assert not any("-SBJ" in symbol for symbol in vocabulary)  # tags stripped
+
+
+def test_symbol_classes_read_symbols_as_delinearize_does():
+    vocabulary = ["<pad>", "<unk>", "<s>", "</s>", "(NP", "(S", ")NP", ")S"]
+    vocabulary += ["-LRB-", "NN", "XX", "("]
+    assert symbol_classes(vocabulary) == ([10], [4, 5], [6, 7])
+    # With tags every well-formed label is a leaf (not "(" or the specials).
+    assert symbol_classes(vocabulary, tags=True) == ([8, 9, 10], [4, 5], [6, 7])
+
+
+def test_trees_deeper_than_the_recursion_limit_print_and_retag():
+    # A decoder can nest brackets thousands deep: printing, the words and
+    # retagging must not recurse.
+    depth = 5_000
+    symbols = ["(S"] * depth + ["XX", "XX"] + [")S"] * depth
+    tree, repairs = delinearize(symbols, ["a", "b"])
+    assert repairs.total == 0 and tree.words() == ("a", "b")
+    text = str(retag(tree, ["DT", "NN"]))
+    assert text == "(TOP " + "(S " * depth + "(DT a) (NN b)" + ")" * (depth + 1)

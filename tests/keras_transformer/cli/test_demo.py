@@ -1,6 +1,7 @@
 import json
 import os
 
+import pipelines
 from keras_transformer import cli
 from tests.keras_transformer.cli.conftest import tiny_arguments
 
@@ -25,3 +26,28 @@ def test_demo_runs_the_life_cycle_and_reports(tmp_path, capsys):
         assert set(example) == {"source", "reference", "translation"}
     out = capsys.readouterr().out
     assert "sacreBLEU signatures: BLEU nrefs:1" in out and f"Wrote {output}/" in out
+
+
+def test_parsing_demo_reports_f1_beside_the_baselines(tmp_path, capsys):
+    from tests.keras_transformer.cli.test_parsing import TINY_PARSER
+
+    output = tmp_path / "parsing"
+    argv = ["demo", "--task", "parsing", "--minutes", "0.05", "--output", str(output)]
+    argv += ["--quiet", "--test-sentences", "4", "--examples", "2"]
+    argv += [item for pair in TINY_PARSER for item in ("--set", pair)]
+    assert cli.main(argv) == 0
+    report = json.loads((output / "report.json").read_text())
+    assert report["task"] == "parsing" and report["test_sentences"] == 4
+    assert report["recipe"]["name"] == "gum_parsing"
+    assert 0.0 <= report["f1"] <= 100.0
+    # The baselines of the same 4 test trees, by the same scorer.
+    assert set(report["baselines"]) == {"flat", "right_branching"}
+    for scores in report["baselines"].values():
+        assert 0.0 < scores["f1"] < 100.0 and scores["error_sentences"] == 0
+    assert len(report["examples"]) == 2
+    for example in report["examples"]:
+        # The export's tree is over the sentence's words, in order.
+        tree = pipelines.parse_tree(example["tree"])
+        assert " ".join(tree.words()) == example["sentence"]
+    out = capsys.readouterr().out
+    assert '"flat_f1"' in out and "silver trees" in out

@@ -102,7 +102,13 @@ def test_the_export_parses_as_the_run_does(parsing_run, tmp_path, capsys):
     assert outputs["--export"][1] == "(TOP )" and len(outputs["--export"]) == 5
     with open(parsing_run / "export" / "1" / "assets.extra" / "record.json") as f:
         record = json.load(f)
-    assert record["signatures"] == ["parse", "serving_default", "translate_ids"]
+    # The recipe's search is bracket-constrained: the id signature, which has
+    # no words to count, is left out.
+    assert record["decoding"]["constrain_brackets"] is True
+    assert record["signatures"] == ["parse", "serving_default"]
+    for sentence, tree in zip(sentences, outputs["--export"], strict=True):
+        if sentence and "(" not in sentence:  # brackets in words do not read back
+            assert pipelines.parse_tree(tree).words() == tuple(sentence.split())
     assert record["target_tokenizer"]["kind"] == "symbols"
     err = user_error(["translate", "--export", export], capsys)
     assert "no `translate` signature" in err

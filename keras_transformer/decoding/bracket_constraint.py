@@ -1,0 +1,177 @@
+"""Well-formed linearized trees by construction: a decoding constraint for
+parsing (§6.3).
+
+The parser's output is a bracket sequence with one word symbol (`XX`, or a
+POS tag) per input word (Vinyals et al. 2015). An undertrained model ends the
+sequence early or emits too many word symbols, and de-linearization has to
+repair the tree (the surplus words go under the root, which costs recall).
+With this constraint every hypothesis of the search is well formed: exactly
+one word symbol per input word, no close with nothing open, and end of
+sentence only once every bracket is closed. The paper does not say whether
+its parser constrains the search; this is a stated deviation
+(BUILD_NOTES.md, "Parsing"), on by default in the parsing recipes and off
+with `DecodingConfig(constrain_brackets=False)`.
+
+The constraint is model-agnostic: it wraps a search's
+`symbols_to_logits_fn` and adds two int32 counters per row to the search
+state (words still to emit, brackets open) beside each row's output
+limit, so it runs in beam, greedy and
+sampling search alike, under `tf.function`, XLA and `jax.jit`. Disallowed
+tokens get `NEG_INF` logits, so each step's distribution is renormalised
+over the allowed ones. Labels are not matched: a close may carry another
+label than the bracket it closes (de-linearization relabels it and counts
+the repair).
+"""
+
+import numpy as np
+from keras import ops
+
+from keras_transformer.decoding.beam_search import NEG_INF
+from keras_transformer.validation import check_positive_int
+
+
+class BracketConstraint:
+    """The symbol classes of a linearized-tree vocabulary.
+
+    Args:
+        vocab_size: int. The target vocabulary size V.
+        word_ids: ids of the word symbols (`XX`, or the POS tags).
+        open_ids: ids of the opening brackets (`(NP`, ...).
+        close_ids: ids of the closing brackets (`)NP`, ...).
+        eos_id: int. End of sentence.
+
+    Every other id (padding, unknown, bos) is never generated.
+
+    Example:
+
+    >>> constraint = BracketConstraint(8, word_ids=[4], open_ids=[5],
+    ...                                close_ids=[6], eos_id=3)
+    >>> ids, scores = translate(model, source_ids, config,
+    ...                         constraint=constraint, word_counts=[2, 5])
+    """
+
+    def __init__(self, vocab_size, word_ids, open_ids, close_ids, eos_id):
+        check_positive_int("vocab_size", vocab_size)
+        classes = {"word_ids": word_ids, "open_ids": open_ids, "close_ids": close_ids}
+        masks = {}
+        taken = np.zeros(vocab_size, bool)
+        for name, ids in classes.items():
+            ids = np.asarray(list(ids), dtype=np.int64)
+            if ids.size == 0 or ids.min() < 0 or ids.max() >= vocab_size:
+                raise ValueError(
+                    f"`{name}` must be a non-empty list of ids in [0, {vocab_size}). "
+                    f"Received: {name}={ids.tolist()}"
+                )
+            if taken[ids].any() or ids.size != np.unique(ids).size:
+                raise ValueError(
+                    "A symbol id belongs to one class only. Received: "
+                    f"{name}={ids.tolist()} with repeated or shared ids "
+                    f"{sorted(set(np.flatnonzero(taken).tolist()) & set(ids.tolist()))}"
+                )
+            taken[ids] = True
+            masks[name] = np.isin(np.arange(vocab_size), ids)
+        if not 0 <= eos_id < vocab_size or taken[eos_id]:
+            raise ValueError(
+                f"`eos_id` must be an id in [0, {vocab_size}) outside the symbol "
+                f"classes. Received: eos_id={eos_id}"
+            )
+        self.vocab_size = vocab_size
+        self.eos_id = int(eos_id)
+        self._is_word = masks["word_ids"]
+        self._is_open = masks["open_ids"]
+        self._is_close = masks["close_ids"]
+
+    def initial_state(self, word_counts, max_lengths):
+        """The counters before the first step, `[R]` each: `words` still to
+        emit, `depth` (brackets open) and `limit` (the row's output limit)."""
+        words = ops.cast(ops.convert_to_tensor(word_counts), "int32")
+        limit = ops.cast(ops.convert_to_tensor(max_lengths), "int32")
+        return {"words": words, "depth": ops.zeros_like(words), "limit": limit}
+
+    def advance(self, state, ids):
+        """The counters after emitting `ids` (int `[R]`; bos counts as nothing)."""
+        ids = ops.cast(ids, "int32")
+        is_word = ops.cast(ops.take(self._is_word, ids), "int32")
+        is_open = ops.cast(ops.take(self._is_open, ids), "int32")
+        is_close = ops.cast(ops.take(self._is_close, ids), "int32")
+        return {
+            "words": ops.maximum(state["words"] - is_word, 0),
+            "depth": ops.maximum(state["depth"] + is_open - is_close, 0),
+            "limit": state["limit"],
+        }
+
+    def allowed(self, state, index):
+        """bool `[R, V]`: the tokens each row may emit as its `index + 1`-th.
+
+        Words while words remain; closes while a bracket is open; eos once
+        both counters are 0; an opening bracket while words remain (one
+        opened with none left would stay empty) and while the row's limit
+        leaves room for the remaining words, every close and eos after it,
+        so that the search can always end within the limit.
+        """
+        words, depth = state["words"], state["depth"]
+        # Tokens this row may still write, this one included.
+        room = state["limit"] - ops.cast(index, "int32")
+        may_open = ops.logical_and(words > 0, words + depth + 3 <= room)
+        done = ops.logical_and(words == 0, depth == 0)
+        is_eos = ops.equal(ops.arange(self.vocab_size), self.eos_id)
+        # [R] -> [R, 1] against the class masks [V] -> [R, V]
+        column = lambda x: ops.expand_dims(x, 1)  # noqa: E731
+        return ops.logical_or(
+            ops.logical_or(
+                ops.logical_and(column(words > 0), self._is_word),
+                ops.logical_and(column(may_open), self._is_open),
+            ),
+            ops.logical_or(
+                ops.logical_and(column(depth > 0), self._is_close),
+                ops.logical_and(column(done), is_eos),
+            ),
+        )
+
+    def wrap(self, symbols_to_logits_fn):
+        """A `symbols_to_logits_fn` over the state `{"search": inner state,
+        "constraint": counters}`, with the disallowed logits at `NEG_INF`."""
+
+        def constrained(ids, index, state):
+            counters = self.advance(state["constraint"], ops.reshape(ids, (-1,)))
+            logits, inner = symbols_to_logits_fn(ids, index, state["search"])
+            allowed = self.allowed(counters, index)
+            if len(logits.shape) == 3:
+                allowed = ops.expand_dims(allowed, 1)
+            logits = ops.where(allowed, logits, NEG_INF)
+            return logits, {"search": inner, "constraint": counters}
+
+        return constrained
+
+
+def constrained_search(
+    constraint, word_counts, max_lengths, step_fn, state, rows_per_count
+):
+    """`(step_fn, state)` with the constraint's counters added to the state.
+
+    Args:
+        constraint: a `BracketConstraint`, or `None` (returned unchanged).
+        word_counts: int `[B]`, the words of each sentence.
+        max_lengths: int `[B]`, each sentence's output limit (eos included).
+        step_fn: a search's `symbols_to_logits_fn`.
+        state: its initial state.
+        rows_per_count: int. The counters' rows per sentence at the start: 1
+            when the search tiles its initial state itself (`tile_beams`), K
+            for a state that is already one row per beam.
+    """
+    if constraint is None:
+        return step_fn, state
+    if word_counts is None:
+        raise ValueError(
+            "A `BracketConstraint` needs the words of each sentence. "
+            "Received: word_counts=None"
+        )
+    counts = ops.cast(ops.convert_to_tensor(word_counts), "int32")
+    limits = ops.cast(max_lengths, "int32")
+    if rows_per_count > 1:
+        counts = ops.repeat(counts, rows_per_count, axis=0)
+        limits = ops.repeat(limits, rows_per_count, axis=0)
+    return constraint.wrap(step_fn), {
+        "search": state,
+        "constraint": constraint.initial_state(counts, limits),
+    }
