@@ -7,8 +7,12 @@ import h5py
 import numpy as np
 
 from keras_transformer.training import record_path
-
-MODEL_GROUP = "layers"
+from keras_transformer.training.atomic_files import publishing, read_json
+from keras_transformer.training.corrupt_file_error import (
+    MODEL_GROUP,
+    CorruptFileError,
+    check_weights_file,
+)
 
 
 def average_checkpoints(checkpoint_paths, output_path):
@@ -74,17 +78,20 @@ def average_checkpoints(checkpoint_paths, output_path):
                 )
 
     temporary = f"{output_path}.partial"
-    with h5py.File(paths[0], "r") as first, h5py.File(temporary, "w") as out:
-        for key, value in first.attrs.items():
-            out.attrs[key] = value
-        for name, value in reference.items():
-            if np.issubdtype(value.dtype, np.floating):
-                mean = np.mean([w[name].astype("float64") for w in weights], axis=0)
-                value = mean.astype(value.dtype)
-            else:  # e.g. integer seed states: the last checkpoint's
-                value = weights[-1][name]
-            out.create_dataset(f"{MODEL_GROUP}/{name}", data=value)
-        _copy_group_attributes(first, out)
+    # A failure (a full disk) removes the temporary file: nothing half
+    # written stays, under either name.
+    with publishing(temporary, output_path):
+        with h5py.File(paths[0], "r") as first, h5py.File(temporary, "w") as out:
+            for key, value in first.attrs.items():
+                out.attrs[key] = value
+            for name, value in reference.items():
+                if np.issubdtype(value.dtype, np.floating):
+                    stack = [w[name].astype("float64") for w in weights]
+                    value = np.mean(stack, axis=0).astype(value.dtype)
+                else:  # e.g. integer seed states: the last checkpoint's
+                    value = weights[-1][name]
+                out.create_dataset(f"{MODEL_GROUP}/{name}", data=value)
+            _copy_group_attributes(first, out)
     os.replace(temporary, output_path)
     return output_path
 
@@ -93,16 +100,21 @@ def _model_weights(path):
     """`{dataset path under "layers/": array}` of one `.weights.h5` file."""
     if not os.path.exists(path):
         raise ValueError(f"Checkpoint not found. Received: {path}")
+    check_weights_file(path)  # HDF5, whole, with model weights; else named
     values = {}
-    with h5py.File(path, "r") as file:
-        if MODEL_GROUP not in file:
-            raise ValueError(f"{path} is not a Keras `.weights.h5` checkpoint.")
 
-        def visit(name, obj):
-            if isinstance(obj, h5py.Dataset):
-                values[name] = obj[()]
+    def visit(name, obj):
+        if isinstance(obj, h5py.Dataset):
+            values[name] = obj[()]
 
-        file[MODEL_GROUP].visititems(visit)
+    try:
+        with h5py.File(path, "r") as file:
+            file[MODEL_GROUP].visititems(visit)
+    except OSError as error:  # damaged inside, past the header HDF5 checks
+        reason = " ".join(str(error).split())[:200]
+        raise CorruptFileError(
+            path, "a readable Keras .weights.h5 file", reason
+        ) from None
     return values
 
 
@@ -120,8 +132,7 @@ def _check_records(paths):
     for path in paths:
         weights_record = record_path(path)
         if os.path.exists(weights_record):
-            with open(weights_record) as file:
-                config = json.load(file).get("model_config")
+            config = read_json(weights_record).get("model_config")
             if config is not None:
                 configs[path] = config
     if len({json.dumps(c, sort_keys=True) for c in configs.values()}) > 1:

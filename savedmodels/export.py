@@ -8,6 +8,7 @@ import tempfile
 import keras
 import tensorflow as tf
 
+from keras_transformer.training.atomic_files import publishing
 from savedmodels.op_compatibility import (
     SERVING_TF_TEXT_VERSION,
     check_serving_ops,
@@ -124,15 +125,18 @@ def export_translator(
     # Hidden (non-integer) name: TF Serving ignores it while it is written.
     staging = tempfile.mkdtemp(prefix=f".{version}-", dir=base_dir)
     try:
-        tf.saved_model.save(module, staging, signatures=module.signatures())
-        if serving_tf_text_version is not None:
-            check_serving_ops(staging, serving_tf_text_version)
-        extra = os.path.join(staging, "assets.extra")
-        os.makedirs(extra, exist_ok=True)
-        with open(os.path.join(staging, TOKENIZER_PATH), "wb") as file:
-            file.write(tokenizer.model_proto)
-        with open(os.path.join(staging, RECORD_PATH), "w") as file:
-            json.dump(_record(model, tokenizer, module, record), file, indent=2)
+        # A failure (a full disk: `OSError(ENOSPC)` naming the version)
+        # removes the staging directory; nothing is published.
+        with publishing(staging, target):
+            tf.saved_model.save(module, staging, signatures=module.signatures())
+            if serving_tf_text_version is not None:
+                check_serving_ops(staging, serving_tf_text_version)
+            extra = os.path.join(staging, "assets.extra")
+            os.makedirs(extra, exist_ok=True)
+            with open(os.path.join(staging, TOKENIZER_PATH), "wb") as file:
+                file.write(tokenizer.model_proto)
+            with open(os.path.join(staging, RECORD_PATH), "w") as file:
+                json.dump(_record(model, tokenizer, module, record), file, indent=2)
         if os.path.exists(target):
             old = tempfile.mkdtemp(prefix=f".{version}-old-", dir=base_dir)
             os.replace(target, os.path.join(old, "previous"))

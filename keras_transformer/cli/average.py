@@ -2,10 +2,11 @@
 
 import os
 
-from keras_transformer.cli.run_directory import RunDirectory
+from keras_transformer.cli.run_directory import RunDirectory, exclusion_hint
 from keras_transformer.cli.user_error import UserError
 from keras_transformer.training import checkpoint_step, record_path
 from keras_transformer.training.atomic_files import atomic_write_json, read_json
+from keras_transformer.training.corrupt_file_error import check_weights_file
 from keras_transformer.validation import check_positive_int
 
 
@@ -16,7 +17,8 @@ def average(run_dir, last=None, verbose=1):
     last 5 checkpoints ... For the big models, we averaged the last 20" (§6.1).
     With fewer checkpoints than `last`, all of them are averaged (and the
     record says how many). Averaging the same checkpoints again returns the
-    existing file.
+    existing file. A corrupt checkpoint stops it, named, with how to leave it
+    out; it is never skipped silently.
 
     Args:
         run_dir: str. The run directory.
@@ -38,6 +40,8 @@ def average(run_dir, last=None, verbose=1):
     checkpoints = run.checkpoints()[-last:]
     if not checkpoints:
         raise UserError(f"No checkpoints to average in {run.checkpoint_dir}.")
+    for path in checkpoints:  # never skipped silently: a bad one stops here
+        check_weights_file(path, hint=exclusion_hint(path).split(", or")[0])
     steps = [checkpoint_step(path) for path in checkpoints]
     name = f"avg-{steps[0]:08d}-{steps[-1]:08d}-n{len(steps)}"
     output = os.path.join(run.averaged_dir, f"{name}.weights.h5")

@@ -9,7 +9,11 @@ from keras_transformer.cli.run_tokenizer import detokenize_fn, source_ids_fn
 from keras_transformer.cli.trained_model import load_trained_model
 from keras_transformer.evaluation import evaluate as evaluate_translations
 from keras_transformer.training import record_path
-from keras_transformer.training.atomic_files import atomic_write_json, read_json
+from keras_transformer.training.atomic_files import (
+    atomic_write_json,
+    atomic_write_text,
+    read_json,
+)
 
 
 def evaluate(
@@ -101,8 +105,8 @@ def write_evaluation(run_dir, split, outputs, scores, weights, config):
     weights, their step and the decoding settings); returns the latter."""
     run = RunDirectory(run_dir)
     os.makedirs(run.join("eval"), exist_ok=True)
-    with open(run.join("eval", f"{split}.txt"), "w", encoding="utf-8") as f:
-        f.writelines(f"{line}\n" for line in outputs)
+    text = "".join(f"{line}\n" for line in outputs)
+    atomic_write_text(text, run.join("eval", f"{split}.txt"))
     weights_record = record_path(weights)
     scores = dict(scores) | {
         "split": split,

@@ -1,18 +1,24 @@
 """Argument parsing for `keras-transformer`; each subcommand calls one function."""
 
-import argparse
 import json
 import os
 import sys
 
+from keras_transformer.cli.argument_parser import ArgumentParser
+from keras_transformer.cli.option_checks import check_options
 from keras_transformer.cli.option_types import (
     NON_NEGATIVE_FLOAT,
     NON_NEGATIVE_INT,
     POSITIVE_FLOAT,
     POSITIVE_INT,
+    export_directory,
+    input_file,
+    output_file,
+    run_directory,
     tf_text_version,
+    weights_file,
 )
-from keras_transformer.cli.user_error import UserError
+from keras_transformer.cli.user_error import UserError, report_error
 
 
 def _overrides(pairs):
@@ -217,13 +223,13 @@ def _evalb(args):
 
 
 def _demo(args):
-    from keras_transformer.cli.demo import run_demo
+    from keras_transformer.cli.demo import DEMO_RECIPES, run_demo
     from keras_transformer.recipes import get_recipe
 
     overrides = _overrides(args.set)
     overrides["train_minutes"] = args.minutes
     run_demo(
-        get_recipe("demo", **overrides),
+        get_recipe(DEMO_RECIPES[args.task], **overrides),
         args.output,
         test_sentences=args.test_sentences,
         examples=args.examples,
@@ -249,7 +255,9 @@ def _recipes(args):
 
 def _add_recipe_arguments(parser, steps=False):
     parser.add_argument("--recipe", required=True, help="Recipe name (see `recipes`).")
-    parser.add_argument("--run-dir", required=True, help="The run directory.")
+    parser.add_argument(
+        "--run-dir", required=True, type=run_directory, help="The run directory."
+    )
     parser.add_argument(
         "--set",
         action="append",
@@ -341,10 +349,13 @@ def _add_decoding_arguments(parser, where):
 
 
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="keras-transformer",
         description="The Transformer of 'Attention Is All You Need' for Keras 3: "
         "prepare -> train -> average -> evaluate -> export -> translate.",
+    )
+    parser.add_argument(
+        "--debug", action="store_true", help="Show the traceback of an error."
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -352,6 +363,13 @@ def build_parser():
         "demo",
         help="Train, average, evaluate, export and reload a small English-German "
         "model on the bundled corpus (about 10 minutes on 2 CPU cores).",
+    )
+    demo.add_argument(
+        "--task",
+        choices=("translation", "parsing"),
+        default="translation",
+        help="translation: the 'demo' recipe (LibreOffice help, En-De); parsing: "
+        "the 'gum_parsing' recipe (bundled GUM trees, §6.3).",
     )
     demo.add_argument(
         "--minutes", type=POSITIVE_FLOAT, default=10.0, help="Training minutes."
@@ -403,7 +421,7 @@ def build_parser():
     average = commands.add_parser(
         "average", help="Average the last checkpoints of a run (§6.1)."
     )
-    average.add_argument("--run-dir", required=True)
+    average.add_argument("--run-dir", required=True, type=run_directory)
     average.add_argument(
         "--last", type=POSITIVE_INT, help="How many (default: the recipe's)."
     )
@@ -412,9 +430,11 @@ def build_parser():
     evaluate = commands.add_parser(
         "evaluate", help="Translate a held-out split and score it with sacreBLEU."
     )
-    evaluate.add_argument("--run-dir", required=True)
+    evaluate.add_argument("--run-dir", required=True, type=run_directory)
     evaluate.add_argument("--split", help="Default: the recipe's test split.")
-    evaluate.add_argument("--weights", help="Default: newest averaged, else newest.")
+    evaluate.add_argument(
+        "--weights", type=weights_file, help="Default: newest averaged, else newest."
+    )
     evaluate.add_argument(
         "--limit", type=POSITIVE_INT, help="Only the first N sentences."
     )
@@ -439,16 +459,29 @@ def build_parser():
         "sentences/s, goes to stderr when --output is a file, or when stderr is a "
         "terminal and stdout is not.",
     )
-    translate.add_argument("--run-dir", help="Translate with a run's weights.")
-    translate.add_argument("--export", help="Or with an exported SavedModel version.")
-    translate.add_argument("--weights", help="With --run-dir: a weights file.")
+    translate.add_argument(
+        "--run-dir", type=run_directory, help="Translate with a run's weights."
+    )
+    translate.add_argument(
+        "--export",
+        type=export_directory,
+        help="Or with an exported SavedModel version.",
+    )
+    translate.add_argument(
+        "--weights", type=weights_file, help="With --run-dir: a weights file."
+    )
     translate.add_argument(
         "--input",
         default="-",
+        type=input_file,
         help="Input file, UTF-8 (a .gz file is decompressed); - for stdin. Default: -.",
     )
     translate.add_argument(
-        "--output", default="-", help="Output file; - for stdout. Default: -."
+        "--output",
+        default="-",
+        type=output_file,
+        help="Output file, written as FILE.partial and renamed when complete; - "
+        "for stdout. Default: -.",
     )
     _add_decoding_arguments(translate, "the run's recipe, or the export's")
     translate.add_argument(
@@ -478,10 +511,16 @@ def build_parser():
         help="Parse English sentences (words separated by spaces, one a line) "
         "into bracketed trees with a parsing run (§6.3).",
     )
-    parse.add_argument("--run-dir", help="A parsing run.")
-    parse.add_argument("--export", help="Or a parsing run's exported SavedModel.")
-    parse.add_argument("--weights", help="Default: newest averaged, else newest.")
-    parse.add_argument("--input", default="-", help="Input file; - for stdin.")
+    parse.add_argument("--run-dir", type=run_directory, help="A parsing run.")
+    parse.add_argument(
+        "--export", type=export_directory, help="Or a parsing run's SavedModel."
+    )
+    parse.add_argument(
+        "--weights", type=weights_file, help="Default: newest averaged, else newest."
+    )
+    parse.add_argument(
+        "--input", default="-", type=input_file, help="Input file; - for stdin."
+    )
     parse.add_argument("--output", default="-", help="Output file; - for stdout.")
     _add_decoding_arguments(parse, "the run's recipe, or the export's")
     parse.set_defaults(handler=_parse)
@@ -489,8 +528,10 @@ def build_parser():
     export = commands.add_parser(
         "export", help="Export a SavedModel (raw text in, translations out)."
     )
-    export.add_argument("--run-dir", required=True)
-    export.add_argument("--weights", help="Default: newest averaged, else newest.")
+    export.add_argument("--run-dir", required=True, type=run_directory)
+    export.add_argument(
+        "--weights", type=weights_file, help="Default: newest averaged, else newest."
+    )
     export.add_argument(
         "--version", type=POSITIVE_INT, help="Default: the next free number."
     )
@@ -506,8 +547,10 @@ def build_parser():
     attention = commands.add_parser(
         "attention", help="Draw one sentence's attention weights as a PNG heatmap."
     )
-    attention.add_argument("--run-dir", required=True)
-    attention.add_argument("--weights", help="Default: newest averaged, else newest.")
+    attention.add_argument("--run-dir", required=True, type=run_directory)
+    attention.add_argument(
+        "--weights", type=weights_file, help="Default: newest averaged, else newest."
+    )
     attention.add_argument("--sentence", required=True, help="The source sentence.")
     attention.add_argument(
         "--target", help="Target sentence; default: the model's greedy translation."
@@ -519,7 +562,9 @@ def build_parser():
     attention.add_argument(
         "--heads", type=int, nargs="+", help="Head indices (default: all)."
     )
-    attention.add_argument("--png", required=True, help="Output image path.")
+    attention.add_argument(
+        "--png", required=True, type=output_file, help="Output image path."
+    )
     attention.set_defaults(handler=_attention)
 
     evalb = commands.add_parser(
@@ -555,20 +600,12 @@ def main(argv=None):
     args = parser.parse_args(argv)
     tune_memory()  # a program's choice, made here (process_defaults)
     try:
+        check_options(args, _decoding_overrides(args))
         args.handler(args)
-    except (UserError, ValueError) as error:
-        print(f"keras-transformer {args.command}: error: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        again = (
-            "the lines written so far are kept (a new run starts over)"
-            if args.command == "translate"
-            else "run the same command again to resume"
+    except (Exception, KeyboardInterrupt) as error:  # the one error path
+        return report_error(
+            error, args.command, getattr(args, "run_dir", None), args.debug
         )
-        print(
-            f"keras-transformer {args.command}: interrupted; {again}.", file=sys.stderr
-        )
-        return 130
     return 0
 
 

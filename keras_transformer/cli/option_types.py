@@ -3,6 +3,7 @@ one option where it is parsed, so a bad value is refused naming it, before
 anything is loaded."""
 
 import argparse
+import os
 import re
 
 from keras_transformer.validation import (
@@ -45,3 +46,51 @@ def tf_text_version(value):
             f"expected a release such as 2.20, or none. Received: {value!r}"
         )
     return value.strip()
+
+
+def input_file(text):
+    """`--input`: a file to read, or `-` for stdin; a folder is refused here
+    (a missing file is refused, naming it, when it is opened)."""
+    if text != "-" and os.path.isdir(text):
+        raise argparse.ArgumentTypeError(
+            f"expected a file (or - for stdin), not a folder. Received: {text!r}"
+        )
+    return text
+
+
+def output_file(text):
+    """`--output`, `--png`: a file to write, or `-`; a folder is refused."""
+    if text != "-" and os.path.isdir(text):
+        raise argparse.ArgumentTypeError(
+            f"expected a file to write, not a folder. Received: {text!r}"
+        )
+    return text
+
+
+def run_directory(text):
+    """`--run-dir`: a folder, existing or to be made; a file is refused."""
+    if os.path.exists(text) and not os.path.isdir(text):
+        raise argparse.ArgumentTypeError(
+            f"expected a run directory, not a file. Received: {text!r}"
+        )
+    return text
+
+
+def export_directory(text):
+    """`--export`: an exported SavedModel version folder (`<base>/<version>`)."""
+    if not os.path.isdir(text):
+        what = "a file" if os.path.exists(text) else "missing"
+        raise argparse.ArgumentTypeError(
+            "expected an exported SavedModel version folder "
+            f"(export/<version>), but it is {what}. Received: {text!r}"
+        )
+    return text
+
+
+def weights_file(text):
+    """`--weights`: a `.weights.h5` file (checked for content when read)."""
+    if not text.endswith(".weights.h5") or os.path.isdir(text):
+        raise argparse.ArgumentTypeError(
+            f"expected a .weights.h5 file. Received: {text!r}"
+        )
+    return text

@@ -9,6 +9,7 @@ import pipelines
 from keras_transformer.cli.batching_plan import batching_plan
 from keras_transformer.cli.data import corpus, training_pairs
 from keras_transformer.cli.run_directory import RunDirectory
+from keras_transformer.cli.run_lock import run_lock
 from keras_transformer.cli.run_tokenizer import (
     load_run_tokenizer,
     load_target_tokenizer,
@@ -50,8 +51,14 @@ def prepare(recipe, run_dir, verbose=1, shard_pairs=SHARD_PAIRS):
 
     Raises:
         UserError: a data file changed since the run was prepared, a bad
-            line under `on_bad_line="fail"` (file and line named), ...
+            line under `on_bad_line="fail"` (file and line named), another
+            process working in `run_dir` (`cli.run_lock`), ...
     """
+    with run_lock(run_dir):
+        return _prepare(recipe, run_dir, verbose, shard_pairs)
+
+
+def _prepare(recipe, run_dir, verbose, shard_pairs):
     run = RunDirectory(run_dir)
     record = record_sources(recipe, run)  # first: a bad file fails before any work
     run.write_recipe(recipe)

@@ -19,13 +19,13 @@
 
 import dataclasses
 import glob
-import json
 import os
 
 from keras_transformer.cli.user_error import UserError
 from keras_transformer.recipes import Recipe
 from keras_transformer.training import list_checkpoints
-from keras_transformer.training.atomic_files import atomic_write_json
+from keras_transformer.training.atomic_files import atomic_write_json, read_json
+from keras_transformer.training.corrupt_file_error import CorruptFileError
 
 # Recipe fields a run may change between invocations; the others fix the data,
 # tokenizer or model, so a run directory refuses a recipe that differs in them.
@@ -100,8 +100,16 @@ class RunDirectory:
                 f"{self.path} is not a run directory (no recipe.json); run "
                 "`keras-transformer prepare` or `train` first."
             )
-        with open(self.recipe_path) as f:
-            return Recipe.from_dict(json.load(f))
+        data = read_json(self.recipe_path)  # a corrupt file fails naming it
+        try:
+            return Recipe.from_dict(data)
+        except (TypeError, ValueError, AttributeError, KeyError) as error:
+            raise CorruptFileError(
+                self.recipe_path,
+                "a recipe this version can read",
+                " ".join(str(error).split()),
+                "restore it, or use a new run directory",
+            ) from None
 
     def write_recipe(self, recipe):
         """Stores `recipe`; an existing one must agree on the fixed fields."""
@@ -143,3 +151,13 @@ class RunDirectory:
                 "(`keras-transformer train`)."
             )
         return checkpoints[-1]
+
+
+def exclusion_hint(path):
+    """How to leave a corrupt weights file out: move it and its record away
+    (the run's commands then take the next newest), or name another one."""
+    return (
+        f"move it and its .json record out of {os.path.dirname(path) or '.'} "
+        "to leave it out (the next newest are used), or name other weights "
+        "with --weights"
+    )

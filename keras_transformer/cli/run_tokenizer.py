@@ -7,6 +7,7 @@ import keras
 
 import pipelines
 from keras_transformer.cli.user_error import UserError
+from keras_transformer.training.corrupt_file_error import CorruptFileError
 
 
 def train_tokenizer(recipe, pairs):
@@ -35,7 +36,15 @@ def load_run_tokenizer(run, seed):
             f"No tokenizer at {run.tokenizer_path}; run `keras-transformer prepare` "
             "first."
         )
-    return pipelines.load_tokenizer(run.tokenizer_path)
+    try:
+        return pipelines.load_tokenizer(run.tokenizer_path)
+    except Exception as error:  # sentencepiece and TF raise many kinds
+        raise CorruptFileError(
+            run.tokenizer_path,
+            "a tokenizer model",
+            " ".join(str(error).split())[:200] or type(error).__name__,
+            "restore it, or use a new run directory",
+        ) from None
 
 
 def train_target_tokenizer(recipe, pairs):

@@ -1,5 +1,6 @@
 """`keras-transformer train`: a recipe trained with `model.fit`, resumable."""
 
+import contextlib
 import os
 import time
 
@@ -7,6 +8,7 @@ import pipelines
 from keras_transformer.cli.batching_plan import batching_plan
 from keras_transformer.cli.prepare import prepare
 from keras_transformer.cli.run_directory import RunDirectory
+from keras_transformer.cli.run_lock import run_lock
 from keras_transformer.cli.run_tokenizer import (
     load_run_tokenizer,
     load_target_tokenizer,
@@ -92,7 +94,17 @@ def train(recipe, run_dir, strategy="default", verbose=1, jit_compile="auto"):
             "different epochs): use --set train_minutes=null. Received: "
             f"train_minutes={recipe.train_minutes}"
         )
-    if is_chief(distribution):
+    # One writer per run directory; a multi-worker run's workers share it
+    # on purpose, and only the chief writes (cli.run_lock).
+    chief = is_chief(distribution)
+    with run_lock(run_dir) if chief else contextlib.nullcontext():
+        return _train(
+            recipe, run_dir, distribution, chief, strategy, verbose, jit_compile
+        )
+
+
+def _train(recipe, run_dir, distribution, chief, strategy, verbose, jit_compile):
+    if chief:
         run = prepare(recipe, run_dir, verbose=min(verbose, 1))
     else:
         run = wait_until_prepared(run_dir, verbose=verbose)

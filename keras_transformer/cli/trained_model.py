@@ -1,9 +1,8 @@
 """A run directory's model with trained (or averaged) weights loaded."""
 
-import json
 import os
 
-from keras_transformer.cli.run_directory import RunDirectory
+from keras_transformer.cli.run_directory import RunDirectory, exclusion_hint
 from keras_transformer.cli.run_tokenizer import (
     load_run_tokenizer,
     load_target_tokenizer,
@@ -11,6 +10,11 @@ from keras_transformer.cli.run_tokenizer import (
 from keras_transformer.cli.user_error import UserError
 from keras_transformer.models.builder import build_transformer
 from keras_transformer.training import record_path
+from keras_transformer.training.atomic_files import read_json
+from keras_transformer.training.corrupt_file_error import (
+    CorruptFileError,
+    check_weights_file,
+)
 
 # What each task's runs are used with, for the message that refuses the other.
 TASK_COMMANDS = {"translation": "translate", "parsing": "parse"}
@@ -33,14 +37,15 @@ def load_trained_model(run_dir, weights=None, task="translation"):
             f"{run_dir} is a {recipe.task} run; use `keras-transformer "
             f"{TASK_COMMANDS[recipe.task]}` (and `evaluate`) with it."
         )
-    tokenizer = load_run_tokenizer(run, recipe.seed)
     weights = weights or run.latest_weights()
     if not os.path.exists(weights):
         raise UserError(f"No such weights file: {weights}")
+    # Checked before anything loads: a corrupt file fails naming it.
+    check_weights_file(weights, hint=exclusion_hint(weights))
+    tokenizer = load_run_tokenizer(run, recipe.seed)
     weights_record = record_path(weights)
     if os.path.exists(weights_record):
-        with open(weights_record) as f:
-            fingerprint = json.load(f).get("tokenizer_fingerprint")
+        fingerprint = read_json(weights_record).get("tokenizer_fingerprint")
         if fingerprint not in (None, tokenizer.fingerprint):
             raise UserError(
                 f"{weights} was trained with tokenizer {fingerprint}, but the run's "
@@ -57,5 +62,12 @@ def load_trained_model(run_dir, weights=None, task="translation"):
         raise UserError(
             f"{weights} does not fit the run's model "
             f"({recipe.preset}, vocabulary {tokenizer.vocab_size}): {error}"
+        ) from None
+    except OSError as error:  # damaged inside, past the header HDF5 checks
+        raise CorruptFileError(
+            weights,
+            "a readable Keras .weights.h5 file",
+            " ".join(str(error).split())[:200],
+            exclusion_hint(weights),
         ) from None
     return recipe, tokenizer, model, weights

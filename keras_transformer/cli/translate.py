@@ -9,14 +9,17 @@ holds the translations of the input's first lines.
 
 import codecs
 import datetime
+import errno
 import itertools
-import json
 import os
 import sys
 import time
 
+from keras_transformer.cli.option_checks import export_decoding
+from keras_transformer.cli.saved_model_files import load_saved_model
 from keras_transformer.cli.user_error import UserError
 from keras_transformer.decoding.decoding_config import DecodingConfig
+from keras_transformer.training.atomic_files import is_disk_full
 from keras_transformer.validation import check_positive_int
 
 
@@ -43,19 +46,12 @@ def load_translator(run_dir=None, export_dir=None, weights=None, overrides=None)
     if (run_dir is None) == (export_dir is None):
         raise UserError("Give exactly one of --run-dir and --export.")
     if export_dir is not None:
-        try:
-            import tensorflow_text  # noqa: F401  (registers the tokenizer ops)
-
-            signature = tf.saved_model.load(export_dir).signatures["translate"]
-        except (OSError, ValueError) as error:
-            raise UserError(
-                f"Cannot load the SavedModel {export_dir}: {error}"
-            ) from None
-        except KeyError:
+        signature = load_saved_model(export_dir).signatures.get("translate")
+        if signature is None:
             raise UserError(
                 f"{export_dir} has no `translate` signature (a parsing export? "
                 "use `keras-transformer parse --export`)."
-            ) from None
+            )
         decoding = export_decoding(export_dir).with_overrides(**(overrides or {}))
     else:
         from keras_transformer.cli.export import translator_arguments
@@ -83,20 +79,6 @@ def load_translator(run_dir=None, export_dir=None, weights=None, overrides=None)
         return translations, outputs["scores"].numpy().tolist()
 
     return run, decoding
-
-
-def export_decoding(export_dir):
-    """The `DecodingConfig` an export was written with (its record), else the
-    paper's."""
-    from savedmodels.export import RECORD_PATH
-
-    path = os.path.join(export_dir, RECORD_PATH)
-    if not os.path.exists(path):
-        return DecodingConfig()
-    with open(path, encoding="utf-8") as f:
-        recorded = json.load(f).get("decoding", {})
-    fields = DecodingConfig.__dataclass_fields__
-    return DecodingConfig(**{k: v for k, v in recorded.items() if k in fields})
 
 
 # Lines sorted and batched together. Output is in input order, so a chunk's
@@ -235,9 +217,11 @@ def translate_file(
 ):
     """Translates a file (or stdin) into a file (or stdout), streaming.
 
-    `translate_lines` on `read_lines(input_path)`; the output file is created
-    (or emptied) when the translation starts and holds, at every moment, the
-    translations of the input's first lines, in order.
+    `translate_lines` on `read_lines(input_path)`, written to
+    `<output_path>.partial`, which holds at every moment the translations of
+    the input's first lines, in order, and is renamed to `output_path` when
+    every line is done: a stopped run (or a full disk) leaves the lines done
+    so far in the `.partial` file and an earlier `output_path` untouched.
 
     Args:
         translator: from `load_translator`.
@@ -257,12 +241,20 @@ def translate_file(
     options = {"decoding": decoding, "total": total, "progress": progress}
     if output_path == "-":
         return translate_lines(translator, lines, **options, **batching)
+    partial = f"{output_path}.partial"
     try:
-        output = open(output_path, "w", encoding="utf-8")
+        output = open(partial, "w", encoding="utf-8")
     except OSError as error:
-        raise UserError(f"Cannot write {output_path}: {error.strerror}") from None
-    with output:
-        return translate_lines(translator, lines, output, **options, **batching)
+        raise UserError(f"Cannot write {partial}: {error.strerror}") from None
+    try:
+        with output:
+            count = translate_lines(translator, lines, output, **options, **batching)
+    except OSError as error:
+        if is_disk_full(error):  # the partial file stays: the lines done so far
+            raise OSError(errno.ENOSPC, "The disk is full", partial) from error
+        raise
+    os.replace(partial, output_path)
+    return count
 
 
 def translate_lines(

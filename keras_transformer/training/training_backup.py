@@ -4,6 +4,7 @@ import contextlib
 import glob
 import math
 import os
+import zipfile
 
 import keras
 import numpy as np
@@ -11,7 +12,12 @@ import numpy as np
 from keras_transformer.training.atomic_files import (
     atomic_save_weights,
     atomic_write_json,
+    publishing,
     read_json,
+)
+from keras_transformer.training.corrupt_file_error import (
+    CorruptFileError,
+    check_weights_file,
 )
 from keras_transformer.training.distribution import is_chief
 from keras_transformer.training.step_counter import optimizer_step
@@ -61,16 +67,39 @@ class TrainingBackup(keras.callbacks.Callback):
         """
         if not os.path.exists(self.state_path):
             return 0
-        epoch = read_json(self.state_path)["epoch"]
+        hint = (
+            f"restore it, or remove {self.backup_dir} to train again from "
+            "step 0 (the checkpoints stay)"
+        )
+        state = read_json(self.state_path)
+        epoch = state.get("epoch")
+        if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 0:
+            raise CorruptFileError(
+                self.state_path, "a backup state", f"epoch={epoch!r}", hint
+            )
         weights_path, seeds_path = self._paths(epoch)
+        check_weights_file(weights_path, hint)
         # The optimizer's variables belong to the model's strategy (the
         # default one on other backends).
         strategy = getattr(model, "distribute_strategy", None)
         with strategy.scope() if strategy is not None else contextlib.nullcontext():
             if not model.optimizer.built:
                 model.optimizer.build(model.trainable_variables)
-            model.load_weights(weights_path)
-        with np.load(seeds_path) as seeds:
+            try:
+                model.load_weights(weights_path)
+            except OSError as error:
+                reason = " ".join(str(error).split())[:200]
+                raise CorruptFileError(
+                    weights_path, "a readable backup", reason, hint
+                ) from None
+        try:
+            seeds = np.load(seeds_path)
+        except (OSError, ValueError, zipfile.BadZipFile) as error:
+            reason = " ".join(str(error).split())[:200]
+            raise CorruptFileError(
+                seeds_path, "a backup's seed states", reason, hint
+            ) from None
+        with seeds:
             states = _seed_states(model)
             if len(seeds.files) != len(states):
                 raise ValueError(
@@ -98,7 +127,8 @@ class TrainingBackup(keras.callbacks.Callback):
             f"state_{i}": np.asarray(keras.ops.convert_to_numpy(v.value))
             for i, v in enumerate(_seed_states(self.model))
         }
-        np.savez(f"{seeds_path}.partial.npz", **seeds)
+        with publishing(f"{seeds_path}.partial.npz", seeds_path):
+            np.savez(f"{seeds_path}.partial.npz", **seeds)
         os.replace(f"{seeds_path}.partial.npz", seeds_path)
         step = optimizer_step(self.model)
         atomic_write_json({"epoch": epoch + 1, "step": step}, self.state_path)

@@ -56,3 +56,33 @@ def tiny_run(tmp_path_factory):
     )
     assert status == 0
     return run_dir
+
+
+# What a copy of the tiny run needs to be read (the training cache is left
+# out: only `train` reads it).
+RUN_FILES = ("recipe.json", "tokenizer.model", "checkpoints", "backup")
+
+
+def copy_run(run_dir, target):
+    """A copy of `run_dir`'s recipe, tokenizer, checkpoints and backup in
+    `target`, for tests that damage or write into a run."""
+    import shutil
+
+    target.mkdir(parents=True, exist_ok=True)
+    for name in RUN_FILES:
+        source = run_dir / name
+        if source.is_dir():
+            shutil.copytree(source, target / name)
+        elif source.exists():
+            shutil.copy2(source, target / name)
+    return target
+
+
+@pytest.fixture(scope="session")
+def exported_run(tiny_run, tmp_path_factory):
+    """A copy of the tiny run, exported once (`export/1`, no op check); tests
+    copy it again before damaging anything."""
+    run_dir = copy_run(tiny_run, tmp_path_factory.mktemp("exported_run") / "run")
+    argv = ["export", "--run-dir", str(run_dir), "--tf-text-version", "none"]
+    assert cli.main(argv) == 0
+    return run_dir

@@ -125,7 +125,8 @@ def test_a_failure_mid_way_leaves_the_lines_done_in_order(tmp_path):
     # Line i has (3 i mod 10) + 1 words, so a chunk of 10 is translated in the
     # order 0, 7 | 4, 1 | 8, 5 | 2, 9 | 6, 3 (two lines per batch).
     lines = [" ".join([f"l{i}"] * (3 * i % 10 + 1)) for i in range(50)]
-    source, target = tmp_path / "in.txt", tmp_path / "out.txt"
+    source, output = tmp_path / "in.txt", tmp_path / "out.txt"
+    target = tmp_path / "out.txt.partial"  # renamed to out.txt when complete
     source.write_text("\n".join(lines) + "\n", encoding="utf-8")
     calls, on_disk = [], []
     translate = fake_translator(calls)
@@ -141,7 +142,7 @@ def test_a_failure_mid_way_leaves_the_lines_done_in_order(tmp_path):
         translate_file(
             failing,
             str(source),
-            str(target),
+            str(output),
             total=count_lines(str(source)),
             progress=progress,
             batch_size=2,
@@ -152,6 +153,7 @@ def test_a_failure_mid_way_leaves_the_lines_done_in_order(tmp_path):
     expected = "".join(f"{line.upper()}\n" for line in lines[:22])
     assert on_disk == [expected]
     assert target.read_text(encoding="utf-8") == expected
+    assert not output.exists()  # never a partial file under the final name
     # Progress counts the 24 lines done, and its line is ended for the error.
     last = progress.getvalue().rsplit("\r", 1)[-1]
     assert last.startswith("translated 24/50 lines") and last.endswith("\n")
