@@ -36,7 +36,11 @@ source tokens and 25000 target tokens."
    (a finite set of shapes for XLA/TPU, at most 42 x 42; on a small corpus
    it drops many pairs, since few bucket pairs fill a whole batch).
 6. **Pack** as `({"source_ids", "target_ids"}, target_out_ids)` (or tuples)
-   and **prefetch** (AUTOTUNE).
+   and **prefetch** (AUTOTUNE), with tf.data's autotuning model off
+   (`transforms.without_autotune`): its thread made the iterator's
+   destructor, at the end of every `fit` and `evaluate`, wait idle for up
+   to tens of seconds, and the pipeline is as fast without it (each
+   AUTOTUNE parallelism then takes the core count; BUILD_NOTES.md, "Speed").
 
 Example:
 
@@ -103,7 +107,7 @@ def batch_tokenized(
         )
     )
     dataset = dataset.apply(transforms.to_model_inputs(config.element_format))
-    return dataset.prefetch(tf.data.AUTOTUNE)
+    return dataset.prefetch(tf.data.AUTOTUNE).apply(transforms.without_autotune())
 
 
 def count_filtered(

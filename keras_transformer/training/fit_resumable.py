@@ -121,4 +121,7 @@ def fit_resumable(
             *(callbacks or []),
         ],
         verbose=verbose,
+        # The dataset shuffles itself (seeded, resumable); Keras would only
+        # warn that it ignores `shuffle=True` for a `tf.data.Dataset`.
+        shuffle=False,
     )

@@ -112,3 +112,15 @@ def test_a_time_limit_is_refused_with_several_workers(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="max_minutes=5 with 2 workers"):
         module.fit_resumable(model, dataset, 4, str(tmp_path), max_minutes=5)
     assert not list(tmp_path.iterdir())
+
+
+def test_fit_resumable_raises_no_library_warning(tmp_path, recwarn):
+    # Keras warns when `shuffle=True` (its default) meets a tf.data.Dataset.
+    from keras_transformer.training.fit_resumable import fit_resumable
+
+    model = tiny_transformer()
+    compile_transformer(model)
+    dataset = tf.data.Dataset.from_tensor_slices(reversal_pairs(8)).batch(4)
+    fit_resumable(model, dataset, 2, str(tmp_path), steps_per_epoch=2, verbose=0)
+    messages = [str(w.message) for w in recwarn.list]
+    assert not [m for m in messages if "shuffle" in m], messages
