@@ -7,7 +7,11 @@ import h5py
 import numpy as np
 
 from keras_transformer.training import record_path
-from keras_transformer.training.atomic_files import publishing, read_json
+from keras_transformer.training.atomic_files import (
+    check_free_space,
+    publishing,
+    read_json,
+)
 from keras_transformer.training.corrupt_file_error import (
     MODEL_GROUP,
     CorruptFileError,
@@ -78,8 +82,10 @@ def average_checkpoints(checkpoint_paths, output_path):
                 )
 
     temporary = f"{output_path}.partial"
-    # A failure (a full disk) removes the temporary file: nothing half
-    # written stays, under either name.
+    # HDF5 must not meet a full disk (`check_free_space`); a failure removes
+    # the temporary file: nothing half written stays, under either name.
+    needed = sum(v.nbytes for v in reference.values()) + 4096 * len(reference)
+    check_free_space(output_path, needed + 65536)
     with publishing(temporary, output_path):
         with h5py.File(paths[0], "r") as first, h5py.File(temporary, "w") as out:
             for key, value in first.attrs.items():

@@ -28,9 +28,19 @@ def export_record(export_dir):
 
 
 def export_decoding(export_dir):
-    """The `DecodingConfig` an export was written with (its record), else the
-    paper's."""
+    """The `DecodingConfig` an export was written with (its record); an
+    export without its record fails naming it (its limits are unknown)."""
+    if not os.path.isdir(export_dir):
+        raise UserError(
+            f"No exported SavedModel at {export_dir}: the folder is missing."
+        )
     record, path = export_record(export_dir)
+    if not record:
+        raise UserError(
+            f"{path} is missing: not an export of this package, or a damaged "
+            "one (its search settings and limits are unknown); export the run "
+            "again."
+        )
     recorded = record.get("decoding") or {}
     if not isinstance(recorded, dict):
         raise UserError(f"{path} has no decoding settings; export the run again.")

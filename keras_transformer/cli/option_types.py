@@ -77,12 +77,13 @@ def run_directory(text):
 
 
 def export_directory(text):
-    """`--export`: an exported SavedModel version folder (`<base>/<version>`)."""
-    if not os.path.isdir(text):
-        what = "a file" if os.path.exists(text) else "missing"
+    """`--export`: an exported SavedModel version folder (`<base>/<version>`);
+    a file is refused here (a missing folder is refused, naming it, when the
+    SavedModel is loaded)."""
+    if os.path.exists(text) and not os.path.isdir(text):
         raise argparse.ArgumentTypeError(
             "expected an exported SavedModel version folder "
-            f"(export/<version>), but it is {what}. Received: {text!r}"
+            f"(export/<version>), not a file. Received: {text!r}"
         )
     return text
 

@@ -8,9 +8,14 @@ whatever library (h5py, TensorFlow) raised it.
 
 import contextlib
 import errno
+import gc
 import json
 import os
 import shutil
+import sys
+import traceback
+
+import numpy as np
 
 from keras_transformer.training.corrupt_file_error import read_json_file
 
@@ -43,15 +48,66 @@ def publishing(temporary, path):
         elif os.path.lexists(temporary):
             os.remove(temporary)
         if isinstance(error, Exception) and is_disk_full(error):
+            _release_failed_write(error)
             raise OSError(
                 errno.ENOSPC, "The disk is full (no space left on device)", path
             ) from error
         raise
 
 
+def _release_failed_write(error):
+    """Frees what a write that failed on a full disk still holds, now, with
+    destructor errors dropped (the disk-full error is what is reported): the
+    frames of `error`'s traceback keep the writer's objects alive, and an
+    h5py file freed later prints an "Exception ignored" traceback after the
+    one-line message."""
+    previous = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: None
+    try:
+        seen = set()
+        while error is not None and id(error) not in seen:  # the whole chain
+            seen.add(id(error))
+            traceback.clear_frames(error.__traceback__)
+            error = error.__cause__ or error.__context__
+        gc.collect()
+    finally:
+        sys.unraisablehook = previous
+
+
+def check_free_space(path, needed):
+    """Raises `OSError(ENOSPC)` naming `path` when its folder's filesystem
+    has less than `needed` bytes free.
+
+    HDF5 must not meet a full disk: Keras leaves the h5py file of a failed
+    `save_weights` open, and HDF5 then crashed the interpreter at exit
+    (SIGSEGV) closing the file it could not flush, so a full disk is refused
+    before a weights file is written. (A disk that fills during the write,
+    from another process, is still HDF5's to meet.)
+    """
+    free = shutil.disk_usage(os.path.dirname(os.path.abspath(path))).free
+    if free < needed:
+        raise OSError(
+            errno.ENOSPC,
+            f"The disk is full (no space left on device): {needed:,} bytes "
+            f"needed, {free:,} free",
+            path,
+        )
+
+
+def weights_file_bytes(model):
+    """An upper estimate of `model.save_weights`' file size: the weights'
+    bytes plus HDF5's metadata (4 KiB a weight, 64 KiB a file)."""
+    data = sum(
+        int(np.prod(weight.shape)) * np.dtype(weight.dtype).itemsize
+        for weight in model.weights
+    )
+    return data + 4096 * len(model.weights) + 65536
+
+
 def atomic_save_weights(model, path):
     """`model.save_weights(path)` through a temporary file and `os.replace`."""
     temporary = f"{path}.partial.weights.h5"
+    check_free_space(path, weights_file_bytes(model))
     with publishing(temporary, path):
         model.save_weights(temporary, overwrite=True)
     os.replace(temporary, path)

@@ -70,7 +70,6 @@ def test_wrong_kinds_of_paths_are_refused_when_parsed(tmp_path, capsys):
         (["average", "--run-dir", str(regular)], "not a file"),
         (["prepare", "--recipe", "demo", "--run-dir", str(regular)], "--run-dir"),
         (["translate", "--export", str(regular)], "SavedModel version folder"),
-        (["translate", "--export", str(tmp_path / "missing")], "it is missing"),
         (["evaluate", "--run-dir", str(tmp_path), "--weights", str(tmp_path)], "h5"),
         (
             ["translate", "--run-dir", str(tmp_path), "--output", str(tmp_path)],
@@ -79,3 +78,21 @@ def test_wrong_kinds_of_paths_are_refused_when_parsed(tmp_path, capsys):
     ):
         err = _parse_error(argv, capsys)
         assert words in err and "Traceback" not in err, err
+    # A missing export is named when it is loaded, one line too.
+    source = tmp_path / "in.txt"
+    source.write_text("Hello\n")
+    missing = str(tmp_path / "missing")
+    for argv in (
+        ["translate", "--export", missing, "--input", str(source)],
+        ["parse", "--export", missing, "--input", str(source)],
+    ):
+        err = user_error(argv, capsys)
+        assert missing in err and "missing" in err, err
+    # An export without its record: its limits are unknown, so it is refused.
+    export = tmp_path / "no_record"
+    (export / "variables").mkdir(parents=True)
+    (export / "saved_model.pb").write_bytes(b"")
+    err = user_error(
+        ["translate", "--export", str(export), "--input", str(source)], capsys
+    )
+    assert "record.json is missing" in err, err
