@@ -27,15 +27,23 @@ def export_record(export_dir):
     return read_json(path), path
 
 
-def export_decoding(export_dir):
-    """The `DecodingConfig` an export was written with (its record); an
-    export without its record fails naming it (its limits are unknown)."""
+def export_decoding(export_dir, required=True):
+    """The `DecodingConfig` an export was written with (its record).
+
+    An export without its record fails naming it (its limits are unknown),
+    unless `required=False` (the checks made before anything loads, which
+    leave a missing export or record to the load), which gives the paper's.
+    """
     if not os.path.isdir(export_dir):
+        if not required:
+            return DecodingConfig()
         raise UserError(
             f"No exported SavedModel at {export_dir}: the folder is missing."
         )
     record, path = export_record(export_dir)
     if not record:
+        if not required:
+            return DecodingConfig()
         raise UserError(
             f"{path} is missing: not an export of this package, or a damaged "
             "one (its search settings and limits are unknown); export the run "
@@ -72,7 +80,7 @@ def check_decoding_options(overrides, export_dir=None, run_dir=None):
         UserError: naming the option, the value and the limit.
     """
     if export_dir is not None:
-        base = export_decoding(export_dir)
+        base = export_decoding(export_dir, required=False)
         record, path = export_record(export_dir)
         limits = record.get("decoding") or {}
         for name, limit_name, what in (

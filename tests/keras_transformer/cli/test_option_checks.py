@@ -88,11 +88,20 @@ def test_wrong_kinds_of_paths_are_refused_when_parsed(tmp_path, capsys):
     ):
         err = user_error(argv, capsys)
         assert missing in err and "missing" in err, err
-    # An export without its record: its limits are unknown, so it is refused.
-    export = tmp_path / "no_record"
-    (export / "variables").mkdir(parents=True)
-    (export / "saved_model.pb").write_bytes(b"")
+
+
+def test_an_export_without_its_record_is_refused_naming_it(
+    exported_run, tmp_path, capsys
+):
+    import shutil
+
+    export = tmp_path / "1"
+    shutil.copytree(exported_run / "export" / "1", export)
+    (export / "assets.extra" / "record.json").unlink()
+    source = tmp_path / "in.txt"
+    source.write_text("Hello\n")
     err = user_error(
         ["translate", "--export", str(export), "--input", str(source)], capsys
     )
+    # Its limits unknown: no search is run with the paper's beam on it.
     assert "record.json is missing" in err, err
