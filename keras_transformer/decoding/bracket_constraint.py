@@ -14,13 +14,12 @@ with `DecodingConfig(constrain_brackets=False)`.
 
 The constraint is model-agnostic: it wraps a search's
 `symbols_to_logits_fn` and adds two int32 counters per row to the search
-state (words still to emit, brackets open) beside each row's output
-limit, so it runs in beam, greedy and
-sampling search alike, under `tf.function`, XLA and `jax.jit`. Disallowed
-tokens get `NEG_INF` logits, so each step's distribution is renormalised
-over the allowed ones. Labels are not matched: a close may carry another
-label than the bracket it closes (de-linearization relabels it and counts
-the repair).
+state (words still to emit, brackets open) beside each row's output limit,
+so it runs in beam, greedy and sampling search alike, under `tf.function`,
+XLA and `jax.jit`. Disallowed tokens get `NEG_INF` logits, so each step's
+distribution is renormalised over the allowed ones. Labels are not matched:
+a close may carry another label than the bracket it closes
+(de-linearization relabels it and counts the repair).
 """
 
 import numpy as np
