@@ -8,12 +8,9 @@ whatever library (h5py, TensorFlow) raised it.
 
 import contextlib
 import errno
-import gc
 import json
 import os
 import shutil
-import sys
-import traceback
 
 import numpy as np
 
@@ -48,30 +45,10 @@ def publishing(temporary, path):
         elif os.path.lexists(temporary):
             os.remove(temporary)
         if isinstance(error, Exception) and is_disk_full(error):
-            _release_failed_write(error)
             raise OSError(
                 errno.ENOSPC, "The disk is full (no space left on device)", path
             ) from error
         raise
-
-
-def _release_failed_write(error):
-    """Frees what a write that failed on a full disk still holds, now, with
-    destructor errors dropped (the disk-full error is what is reported): the
-    frames of `error`'s traceback keep the writer's objects alive, and an
-    h5py file freed later prints an "Exception ignored" traceback after the
-    one-line message."""
-    previous = sys.unraisablehook
-    sys.unraisablehook = lambda unraisable: None
-    try:
-        seen = set()
-        while error is not None and id(error) not in seen:  # the whole chain
-            seen.add(id(error))
-            traceback.clear_frames(error.__traceback__)
-            error = error.__cause__ or error.__context__
-        gc.collect()
-    finally:
-        sys.unraisablehook = previous
 
 
 def check_free_space(path, needed):
