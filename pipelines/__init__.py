@@ -20,7 +20,8 @@ never the reverse.
   its class and `load_tokenizer` reads an artefact of any kind; `sample_texts`
   draws their training texts. Special ids: `special_tokens`.
 - Batching as §5.1: `make_dataset` with a `BatchingConfig`, `count_filtered`
-  with its `FilterReport`; the transformations themselves in `transforms`.
+  with its `FilterReport`; the transformations themselves in `transforms`;
+  `batch_shapes` counts the padded shapes (`BatchShape`) of static mode.
 - Constituency trees for parsing (§6.3): the `Tree` type and its bracket
   reader (`trees`: `parse_tree`, `read_trees`); `read_treebank` (WSJ sections
   of an LDC Penn Treebank, `WSJ_SPLITS`, or any bracket files) and
@@ -35,6 +36,7 @@ never the reverse.
 """
 
 from pipelines import special_tokens, transforms
+from pipelines.batch_shapes import BatchShape, batch_shapes
 from pipelines.batching_config import BatchingConfig
 from pipelines.bucketing import geometric_bucket_lengths, token_budget_batch_sizes
 from pipelines.bundled import BUNDLED_CORPORA, bundled_corpus_path, load_bundled
@@ -102,6 +104,8 @@ __all__ = [
     "DatasetCorpus",
     "FileSummary",
     "ParallelCorpus",
+    "BatchShape",
+    "batch_shapes",
     "batch_tokenized",
     "decode_pairs",
     "file_unchanged",

@@ -32,9 +32,9 @@ class BatchingConfig:
     bucket_scale: float = 1.1
     # Batch sizes are multiples of this (tf.distribute replicas in sync).
     num_replicas: int = 1
-    # Pad each side to its bucket length and drop partial batches: a fixed,
-    # finite set of shapes for XLA and TPUs. Default: pad each side to its
-    # longest in the batch and keep partial batches.
+    # Pad each side to its bucket length and fill partial batches with empty
+    # rows: one shape per bucket pair, a bounded set for XLA and TPUs, every
+    # pair kept. Default: pad each side to its longest in the batch.
     static_shapes: bool = False
     # Shuffle buffer, in pairs (before bucketing).
     shuffle_buffer_size: int = 100_000

@@ -32,9 +32,10 @@ source tokens and 25000 target tokens."
    (padding efficiency is measured by
    `benchmarks/pipeline_padding_efficiency.py`). Default batches are padded
    to their longest sequence per side and keep every pair; the static mode
-   pads the source to S_b and the target to T_b and drops partial batches
-   (a finite set of shapes for XLA/TPU, at most 42 x 42; on a small corpus
-   it drops many pairs, since few bucket pairs fill a whole batch).
+   pads the source to S_b and the target to T_b and fills the last, partial
+   batch of each bucket pair with empty rows, so it keeps every pair too and
+   yields one shape per occupied bucket pair (a bounded set for XLA and TPUs,
+   at most 42 x 42; `batch_shapes` counts a corpus's).
 6. **Pack** as `({"source_ids", "target_ids"}, target_out_ids)` (or tuples)
    and **prefetch** (AUTOTUNE), with tf.data's autotuning model off
    (`transforms.without_autotune`): its thread made the iterator's

@@ -103,11 +103,15 @@ def bucket_by_token_budget(
     >= len(source_ids), `j` the first >= len(target_in_ids). Pairs with the
     same bucket pair `(i, j)` are batched together, `batch_sizes[max(i, j)]`
     at a time (the longer padded side, `bucket_lengths[max(i, j)]`, sets the
-    budget). With `static_shapes` the source is padded to `bucket_lengths[i]`,
-    the target to `bucket_lengths[j]`, and partial batches are dropped;
-    otherwise each side is padded to its longest sequence in the batch and the
-    last, partial batch of each bucket pair is kept, so an epoch yields every
-    pair once.
+    budget). By default each side is padded to its longest sequence in the
+    batch. With `static_shapes` the source is padded to `bucket_lengths[i]`,
+    the target to `bucket_lengths[j]`, and the last, partial batch of a bucket
+    pair gets empty rows (all padding) up to the pair's batch size, so every
+    batch of a bucket pair has one shape, `(batch_sizes[max(i, j)],
+    bucket_lengths[i], bucket_lengths[j])`: a bounded set of shapes for XLA
+    and TPUs (`pipelines.batch_shapes` lists those of a corpus). Empty rows
+    carry no target token, so the loss, its gradient and the token counts
+    ignore them. Either way an epoch yields every pair once.
 
     Args:
         bucket_lengths: list of int. Increasing; the last is the filter's
@@ -123,13 +127,51 @@ def bucket_by_token_budget(
             f"len(bucket_lengths)={len(bucket_lengths)}"
         )
     num_buckets = len(bucket_lengths)
-    lengths = tf.constant(bucket_lengths, tf.int32)  # [N]
     padded_lengths = tf.constant(bucket_lengths, tf.int64)  # [N]
     # Batch size of bucket pair (i, j) at key i * N + j.
     buckets = range(num_buckets)
     pair_batch_sizes = tf.constant(
         [batch_sizes[max(i, j)] for i in buckets for j in buckets], tf.int64
     )  # [N*N]
+    key = bucket_pair_key(bucket_lengths)
+
+    def window_size(key):
+        return tf.gather(pair_batch_sizes, key)
+
+    def batch(key, window):
+        if static_shapes:
+            source_length = tf.gather(padded_lengths, key // num_buckets)
+            target_length = tf.gather(padded_lengths, key % num_buckets)
+            shapes = ([source_length], [target_length], [target_length])
+        else:
+            shapes = ([None], [None], [None])
+        batches = window.padded_batch(
+            window_size(key),
+            padded_shapes=shapes,
+            padding_values=(tf.constant(PAD_ID, tf.int32),) * 3,
+        )  # [B, S], [B, T], [B, T]
+        if not static_shapes:
+            return batches
+        size = window_size(key)
+
+        def fill(*sides):  # a partial batch's empty rows, at its end
+            rows = [[0, size - tf.shape(sides[0], tf.int64)[0]], [0, 0]]
+            return tuple(tf.pad(side, rows, constant_values=PAD_ID) for side in sides)
+
+        return batches.map(fill)
+
+    return lambda dataset: dataset.group_by_window(
+        key, batch, window_size_func=window_size
+    )
+
+
+def bucket_pair_key(bucket_lengths: list[int]):
+    """The function `(source_ids, target_in_ids, target_out_ids) -> int64 key`
+    of `bucket_by_token_budget`: `i * N + j` for the source's bucket `i` and
+    the target's `j`, each the first of the `N` bucket lengths >= the side's
+    length. A side longer than the last bucket fails (filter first)."""
+    num_buckets = len(bucket_lengths)
+    lengths = tf.constant(bucket_lengths, tf.int32)  # [N]
 
     def bucket_index(ids):
         # First bucket length >= len(ids); N if longer than the last bucket.
@@ -147,26 +189,7 @@ def bucket_by_token_budget(
         i, j = bucket_index(source_ids), bucket_index(target_in_ids)
         return tf.cast(i * num_buckets + j, tf.int64)
 
-    def window_size(key):
-        return tf.gather(pair_batch_sizes, key)
-
-    def batch(key, window):
-        if static_shapes:
-            source_length = tf.gather(padded_lengths, key // num_buckets)
-            target_length = tf.gather(padded_lengths, key % num_buckets)
-            shapes = ([source_length], [target_length], [target_length])
-        else:
-            shapes = ([None], [None], [None])
-        return window.padded_batch(
-            window_size(key),
-            padded_shapes=shapes,
-            padding_values=(tf.constant(PAD_ID, tf.int32),) * 3,
-            drop_remainder=static_shapes,
-        )  # [B, S], [B, T], [B, T]
-
-    return lambda dataset: dataset.group_by_window(
-        key, batch, window_size_func=window_size
-    )
+    return key
 
 
 def to_model_inputs(element_format: str = "dict") -> Transform:

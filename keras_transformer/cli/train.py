@@ -17,10 +17,13 @@ from keras_transformer.cli.training_cache import read_cache
 from keras_transformer.cli.user_error import UserError
 from keras_transformer.models.builder import build_transformer
 from keras_transformer.training import (
+    XlaCompileLog,
     compile_transformer,
     fit_resumable,
     is_chief,
     make_strategy,
+    resolve_jit_compile,
+    use_compilation_cache,
     worker_count,
 )
 from keras_transformer.training.step_counter import optimizer_step
@@ -78,7 +81,14 @@ def train(recipe, run_dir, strategy="default", verbose=1, jit_compile="auto"):
         run_dir: str. The run directory.
         strategy: str. A `make_strategy` name. Defaults to `"default"`.
         verbose: int. `model.fit` verbosity (0, 1 progress bar, 2 per epoch).
-        jit_compile: XLA for the train step. Defaults to `"auto"`.
+        jit_compile: XLA for the train step: bool, or `"auto"` (on with a GPU
+            or TPU, off on CPUs: `resolve_jit_compile`). Defaults to `"auto"`.
+            Under XLA the batches take static shapes (each side padded to its
+            bucket length, partial batches filled with empty rows: one shape
+            per bucket pair, counted and printed first) and compiled steps
+            are kept in `RUN_DIR/xla_cache/`, so a resumed or repeated run
+            loads them instead of compiling again (`XlaCompileLog` reports
+            compilations and their time).
 
     Returns:
         A dict: `steps` (updates done in all), `history` (this call's
@@ -97,13 +107,23 @@ def train(recipe, run_dir, strategy="default", verbose=1, jit_compile="auto"):
     # One writer per run directory; a multi-worker run's workers share it
     # on purpose, and only the chief writes (cli.run_lock).
     chief = is_chief(distribution)
+    jit_compile = resolve_jit_compile(jit_compile)
+    # Before any other TensorFlow function runs: TensorFlow reads the cache
+    # flag once, when the process runs its first function (the preparation's
+    # tf.data functions included).
+    cache_dir = (
+        use_compilation_cache(os.path.join(run_dir, "xla_cache"))
+        if jit_compile
+        else None
+    )
     with run_lock(run_dir) if chief else contextlib.nullcontext():
         return _train(
-            recipe, run_dir, distribution, chief, strategy, verbose, jit_compile
+            recipe, run_dir, distribution, chief, strategy, verbose, cache_dir
         )
 
 
-def _train(recipe, run_dir, distribution, chief, strategy, verbose, jit_compile):
+def _train(recipe, run_dir, distribution, chief, strategy, verbose, cache_dir):
+    jit_compile = cache_dir is not None
     if chief:
         run = prepare(recipe, run_dir, verbose=min(verbose, 1))
     else:
@@ -111,10 +131,22 @@ def _train(recipe, run_dir, distribution, chief, strategy, verbose, jit_compile)
     tokenizer = load_run_tokenizer(run, recipe.seed)
     target_tokenizer = load_target_tokenizer(run, recipe)
     replicas = distribution.num_replicas_in_sync
-    plan = batching_plan(recipe, replicas, static=strategy == "tpu")
+    plan = batching_plan(recipe, replicas, static=jit_compile or strategy == "tpu")
     config, accumulation = plan
     tokens_per_step = config.tokens_per_batch
     dataset = pipelines.batch_tokenized(read_cache(run), config)
+    callbacks = []
+    if jit_compile:
+        callbacks.append(XlaCompileLog(cache_dir, verbose=bool(verbose)))
+        if verbose:
+            shapes = pipelines.batch_shapes(read_cache(run), config)
+            common = sorted(shapes, key=shapes.get, reverse=True)[:4]
+            print(
+                f"XLA: {len(shapes)} batch shapes (batch x source+target, each "
+                "side padded to its bucket length), each compiled once, then "
+                f"loaded from {cache_dir}; the commonest, with batches per "
+                "epoch: " + ", ".join(f"{shape} ({shapes[shape]})" for shape in common)
+            )
     with distribution.scope():
         model = build_transformer(
             recipe.model_config(
@@ -145,6 +177,7 @@ def _train(recipe, run_dir, distribution, chief, strategy, verbose, jit_compile)
         ),
         verbose=verbose,
         max_minutes=recipe.train_minutes,
+        callbacks=callbacks,
     )
     steps = optimizer_step(model)
     if verbose:

@@ -25,6 +25,12 @@ from keras_transformer.training.throughput import TargetTokens, ThroughputLogger
 from keras_transformer.training.time_limit import TimeLimit
 from keras_transformer.training.training_backup import TrainingBackup
 from keras_transformer.training.transformer_schedule import TransformerSchedule
+from keras_transformer.training.xla_compilation import (
+    XlaCompileLog,
+    align_trace_names,
+    resolve_jit_compile,
+    use_compilation_cache,
+)
 
 __all__ = [
     "STRATEGIES",
@@ -37,6 +43,8 @@ __all__ = [
     "TimeLimit",
     "TrainingBackup",
     "TransformerSchedule",
+    "XlaCompileLog",
+    "align_trace_names",
     "checkpoint_step",
     "compile_transformer",
     "fit_resumable",
@@ -44,5 +52,7 @@ __all__ = [
     "list_checkpoints",
     "make_strategy",
     "record_path",
+    "resolve_jit_compile",
+    "use_compilation_cache",
     "worker_count",
 ]

@@ -1,5 +1,6 @@
 """`model.fit` for a number of steps that survives being killed (paper §5.2, §6.1)."""
 
+import contextlib
 import math
 import os
 
@@ -10,6 +11,7 @@ from keras_transformer.training.rotating_checkpoints import RotatingCheckpoints
 from keras_transformer.training.throughput import ThroughputLogger
 from keras_transformer.training.time_limit import TimeLimit
 from keras_transformer.training.training_backup import TrainingBackup
+from keras_transformer.training.xla_compilation import align_trace_names
 
 
 def fit_resumable(
@@ -89,6 +91,12 @@ def fit_resumable(
             "`max_minutes` needs one worker: workers could stop at different "
             f"epochs. Received: max_minutes={max_minutes} with {workers} workers"
         )
+    # The optimizer's variables exist before the first step, as when a backup
+    # is restored, so a fresh and a resumed run trace the same train step: XLA's
+    # persistent compilation cache then serves the resumed run.
+    with strategy.scope() if strategy is not None else contextlib.nullcontext():
+        if not model.optimizer.built:
+            model.optimizer.build(model.trainable_variables)
     backup = TrainingBackup(os.path.join(output_dir, "backup"))
     initial_epoch = backup.restore(model)
     epochs = math.ceil(total_steps / steps_per_epoch)
@@ -102,6 +110,10 @@ def fit_resumable(
         keep=keep_checkpoints,
         record=record,
     )
+    if getattr(model, "jit_compile", False):
+        # The train step's names, and so XLA's cache keys, the same whatever
+        # ran before: preparing the data, or restoring a backup.
+        align_trace_names()
     return model.fit(
         stream,
         epochs=epochs,

@@ -61,17 +61,26 @@ def unpad(row):
     return tuple(row[:length].tolist())
 
 
-def epoch_pairs_and_shapes(dataset):
+def epoch_pairs_and_shapes(dataset, empty_rows=False):
     """Iterates one epoch; returns the sorted (source, target_out) tuples and
     the list of (batch, source length, target length) shapes, checking that
-    target_in is bos + target_out[:-1] on every row."""
+    target_in is bos + target_out[:-1] on every row. With `empty_rows`,
+    all-padding rows (static mode's filled partial batches) are allowed, only
+    after a batch's real rows, and left out of the pairs."""
     pairs, shapes = [], []
     for inputs, target_out in dataset.as_numpy_iterator():
         source, target_in = inputs["source_ids"], inputs["target_ids"]
         assert source.dtype == target_in.dtype == target_out.dtype == np.int32
         assert target_in.shape == target_out.shape
         shapes.append((source.shape[0], source.shape[1], target_in.shape[1]))
-        for s, t_in, t_out in zip(source, target_in, target_out, strict=True):
+        real_rows = (source != 0).any(axis=1)
+        assert real_rows[0] and not np.any(np.diff(real_rows.astype(int)) > 0)
+        if not empty_rows:
+            assert real_rows.all()
+        rows = real_rows.nonzero()[0]
+        for s, t_in, t_out in zip(
+            source[rows], target_in[rows], target_out[rows], strict=True
+        ):
             s, t_in, t_out = unpad(s), unpad(t_in), unpad(t_out)
             assert t_in == (BOS_ID,) + t_out[:-1] and t_out[-1] == EOS_ID
             pairs.append((s, t_out))

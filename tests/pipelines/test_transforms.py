@@ -48,8 +48,26 @@ def test_bucket_pairs_by_each_side():
     pairs = [([5] * 1, [6] * 6), ([5] * 6, [6] * 1), ([5] * 2, [6] * 7)]
     pairs += [([5] * 7, [6] * 2), ([5] * 1, [6] * 1), ([5] * 2, [6] * 2)]
     assert _bucketed_shapes(pairs, False) == [(2, 3, 3), (2, 3, 8), (2, 8, 3)]
-    # Static: each side padded to its own bucket; the partial (4, 4) dropped.
-    assert _bucketed_shapes(pairs, True) == [(2, 4, 8), (2, 8, 4)]
+    # Static: each side padded to its own bucket; the partial (4, 4) batch
+    # (2 pairs, batch size 4) filled with two empty rows.
+    assert _bucketed_shapes(pairs, True) == [(2, 4, 8), (2, 8, 4), (4, 4, 4)]
+
+
+def test_static_partial_batch_gets_empty_rows_after_its_pairs():
+    pairs = [([5] * 1, [6] * 1), ([7] * 2, [8] * 2), ([9] * 3, [6] * 5)]
+    dataset = _ragged_pairs(pairs).apply(transforms.add_target_special_ids())
+    dataset = dataset.apply(transforms.bucket_by_token_budget([4, 8], [4, 2], True))
+    batches = {
+        s.shape[1:] + t_in.shape[1:]: (s, t_in, t_out) for s, t_in, t_out in dataset
+    }
+    source, target_in, target_out = (x.numpy() for x in batches[(4, 4)])
+    assert source.tolist() == [[5, 3, 0, 0], [7, 7, 3, 0], [0] * 4, [0] * 4]
+    assert target_in.tolist() == [[2, 6, 0, 0], [2, 8, 8, 0], [0] * 4, [0] * 4]
+    assert target_out.tolist() == [[6, 3, 0, 0], [8, 8, 3, 0], [0] * 4, [0] * 4]
+    # (4, 8): batch size 2 (bucket 8's), one pair and one empty row.
+    source, target_in, _ = (x.numpy() for x in batches[(4, 8)])
+    assert source.tolist() == [[9, 9, 9, 3], [0] * 4]
+    assert target_in.tolist() == [[2, 6, 6, 6, 6, 6, 0, 0], [0] * 8]
 
 
 def test_bucket_errors():
