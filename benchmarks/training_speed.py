@@ -23,6 +23,14 @@ peak so far, so only the first line's is its own.
 
     python benchmarks/training_speed.py --configs base --jit true --peers torch
 
+`--real` also trains `small` the way `keras-transformer train` does, on the
+bundled corpus's bucketed batches (`bucketed_training.py`, one fresh process
+per path: graph mode, XLA with an empty compilation cache, XLA again with the
+first XLA run's cache), before the fixed-shape settings and peers of this
+process; its lines carry `"pipeline": "bucketed"`, the others `"fixed"`:
+
+    python benchmarks/training_speed.py --configs small --real --peers torch
+
 `--loss-chunk-sizes 512 none` compares the fused, chunked output loss (the
 default) with the loss on the full `[B, T, V]` logits. For their memory, run
 each in its own process (`peak_rss_gb` is per process).
@@ -37,6 +45,10 @@ import argparse
 import json
 import os
 import resource
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
@@ -137,6 +149,7 @@ def run(name, steps, jit_compile, loss_chunk_size=512):
     record = _record(name, "keras", jit_compile, steps, seconds, config, batch, length)
     return {
         **record,
+        "pipeline": "fixed",
         "loss_chunk_size": loss_chunk_size,
         # The rest of `fit`'s wall time (setup and teardown), once per call.
         "fit_overhead_seconds": round(fit_seconds - seconds, 2),
@@ -248,7 +261,33 @@ def run_torch(name, steps):
     for _ in range(steps):
         step()
     seconds = time.perf_counter() - start
-    return _record(name, "pytorch", None, steps, seconds, config, batch, length)
+    record = _record(name, "pytorch", None, steps, seconds, config, batch, length)
+    return {**record, "pipeline": "fixed"}
+
+
+def run_bucketed(steps):
+    """`bucketed_training.py` in a fresh process per path; prints its lines."""
+    script = os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "bucketed_training.py"
+    )
+    with tempfile.TemporaryDirectory() as root:
+        runs = [("graph", "graph"), ("xla", "xla_cold"), ("xla", "xla_cached")]
+        for path, name in runs:
+            run_dir = os.path.join(root, name)
+            if name == "xla_cached":  # the cold run's executables, nothing else
+                shutil.copytree(
+                    os.path.join(root, "xla_cold", "xla_cache"),
+                    os.path.join(run_dir, "xla_cache"),
+                )
+            output = subprocess.run(
+                [sys.executable, script, path, run_dir, str(steps)],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+            for line in output.splitlines():
+                if line[:1] == "{":
+                    print(json.dumps({**json.loads(line), "run": name}), flush=True)
 
 
 def _chunk_size(text):
@@ -274,10 +313,24 @@ def main():
         choices=["torch"],
         help="Also time these peers on each config, in the same process.",
     )
+    parser.add_argument(
+        "--real",
+        action="store_true",
+        help="Also train small on the bundled corpus's bucketed batches, as "
+        "`train` does (graph, XLA cold, XLA with the cache), first.",
+    )
+    parser.add_argument(
+        "--real-steps",
+        type=int,
+        default=150,
+        help="Updates per --real run (a multiple of 50). Default: 150.",
+    )
     add_processes_argument(parser)
     args = parser.parse_args()
     if repeat_in_processes(__file__, args.processes, "seconds_per_step"):
         return
+    if args.real:
+        run_bucketed(args.real_steps)
     peak = matmul_peak_gflops()
     for name in args.configs:
         settings = [

@@ -36,6 +36,14 @@ class BatchingConfig:
     # rows: one shape per bucket pair, a bounded set for XLA and TPUs, every
     # pair kept. Default: pad each side to its longest in the batch.
     static_shapes: bool = False
+    # Training only: repeat the shuffled pairs before bucketing, so that a
+    # bucket pair's batch fills across passes over the data. Every batch is
+    # then full (no partial batch per bucket pair and pass, which on a small
+    # corpus with fine buckets made many updates tiny) and the stream never
+    # ends: for `model.fit` with `steps_per_epoch`, as `fit_resumable` runs
+    # it. Each pass is reshuffled; the stream is the same every time it is
+    # built (the seed), so a resumed run skips to the same batch.
+    endless: bool = False
     # Shuffle buffer, in pairs (before bucketing).
     shuffle_buffer_size: int = 100_000
     # Shuffle seed; the order also changes every epoch (reshuffle_each_iteration).

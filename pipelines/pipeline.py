@@ -12,7 +12,9 @@ source tokens and 25000 target tokens."
 3. **Filter**: pairs with an empty side or a side longer than `max_train_length`
    (256) tokens are dropped; `count_filtered` counts them by reason. Optional
    **cache** of the result (memory or file), so tokenization runs once.
-4. **Shuffle** (seeded, reshuffled every epoch), before bucketing.
+4. **Shuffle** (seeded, reshuffled every epoch), before bucketing; with
+   `BatchingConfig.endless` the shuffled passes repeat before bucketing, so
+   every training batch is full (what `keras-transformer train` uses).
 5. **Bucket** by length, each side by its own: the source (with eos) picks
    the first bucket of length S_b >= it, the target (with bos) the first
    T_b >= it, from the same lengths, growing geometrically from 8 by x1.1
@@ -97,11 +99,15 @@ def batch_tokenized(
 ) -> tf.data.Dataset:
     """Steps 4-6 of `make_dataset`: shuffle, bucket, pack and prefetch
     `(source_ids, target_in_ids, target_out_ids)` pairs that are already
-    tokenized and filtered (e.g. `pipelines.read_token_cache`)."""
+    tokenized and filtered (e.g. `pipelines.read_token_cache`). With
+    `config.endless` (training only) the shuffled pairs repeat before
+    bucketing: an endless stream of full batches."""
     if training:
         dataset = dataset.apply(
             transforms.shuffle(config.shuffle_buffer_size, config.seed)
         )
+        if config.endless:
+            dataset = dataset.repeat()  # each pass reshuffled, then bucketed
     dataset = dataset.apply(
         transforms.bucket_by_token_budget(
             config.bucket_lengths, config.bucket_batch_sizes, config.static_shapes

@@ -27,8 +27,10 @@ def plan_batches(recipe, num_replicas):
 
 def batching_config(recipe, tokens_per_batch, num_replicas=1, static=False):
     """The recipe's `BatchingConfig` for `tokens_per_batch` global tokens per
-    batch (its length limits filter the run's tokenized cache, `prepare`)."""
+    batch (its length limits filter the run's tokenized cache, `prepare`).
+    Training batches are `endless`: full batches, across passes."""
     return pipelines.BatchingConfig(
+        endless=True,
         tokens_per_batch=tokens_per_batch,
         max_train_length=recipe.max_train_length,
         max_length_ratio=recipe.max_length_ratio,

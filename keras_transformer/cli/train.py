@@ -62,7 +62,14 @@ def compile_recipe(model, recipe, accumulation=1, jit_compile="auto"):
     )
 
 
-def train(recipe, run_dir, strategy="default", verbose=1, jit_compile="auto"):
+def train(
+    recipe,
+    run_dir,
+    strategy="default",
+    verbose=1,
+    jit_compile="auto",
+    callbacks=None,
+):
     """Trains `recipe` in `run_dir`; run it again to resume after a kill.
 
     Prepares the run first if needed. Trains for `recipe.total_train_steps`
@@ -89,6 +96,7 @@ def train(recipe, run_dir, strategy="default", verbose=1, jit_compile="auto"):
             are kept in `RUN_DIR/xla_cache/`, so a resumed or repeated run
             loads them instead of compiling again (`XlaCompileLog` reports
             compilations and their time).
+        callbacks: more Keras callbacks for `model.fit` (e.g. timing).
 
     Returns:
         A dict: `steps` (updates done in all), `history` (this call's
@@ -118,11 +126,20 @@ def train(recipe, run_dir, strategy="default", verbose=1, jit_compile="auto"):
     )
     with run_lock(run_dir) if chief else contextlib.nullcontext():
         return _train(
-            recipe, run_dir, distribution, chief, strategy, verbose, cache_dir
+            recipe,
+            run_dir,
+            distribution,
+            chief,
+            strategy,
+            verbose,
+            cache_dir,
+            list(callbacks or []),
         )
 
 
-def _train(recipe, run_dir, distribution, chief, strategy, verbose, cache_dir):
+def _train(
+    recipe, run_dir, distribution, chief, strategy, verbose, cache_dir, callbacks
+):
     jit_compile = cache_dir is not None
     if chief:
         run = prepare(recipe, run_dir, verbose=min(verbose, 1))
@@ -135,9 +152,8 @@ def _train(recipe, run_dir, distribution, chief, strategy, verbose, cache_dir):
     config, accumulation = plan
     tokens_per_step = config.tokens_per_batch
     dataset = pipelines.batch_tokenized(read_cache(run), config)
-    callbacks = []
     if jit_compile:
-        callbacks.append(XlaCompileLog(cache_dir, verbose=bool(verbose)))
+        callbacks.insert(0, XlaCompileLog(cache_dir, verbose=bool(verbose)))
         if verbose:
             shapes = pipelines.batch_shapes(read_cache(run), config)
             common = sorted(shapes, key=shapes.get, reverse=True)[:4]

@@ -154,6 +154,48 @@ def test_shuffle_is_seeded_and_epochs_differ(fixture_pairs, sp_tokenizer):
     assert first_batches(a) != first_batches(a)  # reshuffled each epoch
 
 
+@pytest.mark.parametrize("static_shapes", [False, True])
+def test_endless_training_batches_are_full_and_keep_every_pair(
+    fixture_pairs, sp_tokenizer, static_shapes
+):
+    config = dataclasses.replace(
+        SMALL,
+        endless=True,
+        static_shapes=static_shapes,
+        tokens_per_batch=128,
+        cache=True,  # tokenized once, not once a pass
+    )
+    expected = expected_kept(fixture_pairs, sp_tokenizer, config.max_train_length)
+    one_pass = make_dataset(fixture_pairs, sp_tokenizer, config, training=False)
+    batches = sum(1 for _ in one_pass)  # evaluation: one pass, partial batches
+    # A bucket pair with one pair and batch size n fills its first batch in
+    # the n-th pass: n passes' worth of batches shows every pair.
+    passes = max(config.bucket_batch_sizes)
+    take = passes * batches
+    stream = make_dataset(fixture_pairs, sp_tokenizer, config).take(take)
+    seen, shapes = epoch_pairs_and_shapes(stream)  # no empty row anywhere
+    assert len(shapes) == take
+    # Every batch full: its bucket pair's batch size.
+    for batch, source_length, target_length in shapes:
+        if static_shapes:
+            buckets = source_length, target_length
+        else:  # the bucket of the batch's longest side
+            buckets = (
+                _bucket_of(source_length, config),
+                _bucket_of(target_length, config),
+            )
+        assert batch == _batch_size_of(*buckets, config)
+    # Nothing dropped, nothing invented. Every pass reads each pair once; a
+    # pair's copies wait only in its bucket pair's window (under a batch) and
+    # in the shuffle buffer (one), so the counts differ by at most that.
+    counts = collections.Counter(seen)
+    assert set(counts) == set(expected)
+    assert max(counts.values()) - min(counts.values()) <= passes
+    # The same stream whenever it is built (what resuming relies on).
+    again = make_dataset(fixture_pairs, sp_tokenizer, config).take(take)
+    assert epoch_pairs_and_shapes(again) == (seen, shapes)
+
+
 def test_tuple_format_and_cache(fixture_pairs, sp_tokenizer, tmp_path):
     expected = expected_kept(fixture_pairs, sp_tokenizer, SMALL.max_train_length)
     for cache in (True, str(tmp_path / "cache")):
