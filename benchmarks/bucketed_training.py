@@ -1,14 +1,15 @@
 """`training_speed.py --real`: the `small` model trained as `train` trains it.
 
-One process per setting (`python benchmarks/bucketed_training.py PATH RUN_DIR
-STEPS`, PATH one of `graph`, `xla`): `keras_transformer.cli.train.train` on
-the `demo` recipe with `small`'s model (vocab 8,000, d_model 256, 4 heads,
-d_ff 1024, 3+3 layers, post-norm, dropout 0.1) and 2,048-token batches (its
-64 x 32 tokens), on the bundled LibreOffice help corpus: the run is prepared
-(tokenizer, token cache), bucketed (8, 16, 32, 64, 96 per side) and trained
-through `fit_resumable`, exactly as `keras-transformer train` does. A fresh
-process per setting, because TensorFlow reads the XLA cache flag once per
-process.
+One process per setting (`python benchmarks/bucketed_training.py PATH
+RUN_DIR STEPS [BUCKET_SCALE]`, PATH one of `graph`, `xla`): the library's
+`train` (`keras_transformer.cli.train`) on the `demo` recipe with `small`'s
+model (vocab 8,000, d_model 256, 4 heads, d_ff 1024, 3+3 layers, post-norm,
+dropout 0.1) and 2,048-token batches (its 64 x 32 tokens), on the bundled
+LibreOffice help corpus. The run is prepared (tokenizer, token cache),
+bucketed (the demo's 8, 16, 32, 64, 96 per side, or lengths growing by
+BUCKET_SCALE) and trained through `fit_resumable`, exactly as
+`keras-transformer train` does. A fresh process per setting, because
+TensorFlow reads the XLA cache flag once per process.
 
 It prints one JSON line, `"pipeline": "bucketed"`:
 - `target_tokens_per_second`: real target tokens over the steady state, the
@@ -109,8 +110,11 @@ def epoch_padding(run_dir, recipe, static):
 
 def main():
     path, run_dir, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    scale = float(sys.argv[4]) if len(sys.argv) > 4 else 2.0  # the demo's
     tune_memory()  # what the command line does
-    recipe = get_recipe("demo").with_overrides({**SMALL_RECIPE, "train_steps": steps})
+    recipe = get_recipe("demo").with_overrides(
+        {**SMALL_RECIPE, "train_steps": steps, "bucket_scale": scale}
+    )
     cache_dir = os.path.join(run_dir, "xla_cache")
     cached_before = cached_executables(cache_dir)
     log = StepLog()
@@ -132,6 +136,7 @@ def main():
                 "pipeline": "bucketed",
                 "jit_compile": path == "xla",
                 "recipe": "demo + small model, 2,048 tokens per batch",
+                "bucket_scale": scale,
                 "steps": result["steps"],
                 "steady_steps": len(steady),
                 "seconds_per_step": round(steady_seconds / len(steady), 4),

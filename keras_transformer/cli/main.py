@@ -414,7 +414,14 @@ def build_parser():
         "(TF_CONFIG), or a TPU.",
     )
     train.add_argument(
-        "--xla", default="auto", choices=["auto", "on", "off"], help="jit_compile."
+        "--xla",
+        default="auto",
+        choices=["auto", "on", "off"],
+        help="XLA for the train step. on: batches padded to their bucket "
+        "lengths (one shape per bucket pair, counted first), each shape "
+        "compiled once and kept in RUN_DIR/xla_cache for resumed runs. "
+        "auto (default): on with a GPU or TPU, off on CPUs, where it measured "
+        "no faster (BUILD_NOTES.md, Speed).",
     )
     train.set_defaults(handler=_train)
 
