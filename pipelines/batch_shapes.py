@@ -12,6 +12,7 @@ import dataclasses
 import tensorflow as tf
 
 from pipelines.batching_config import BatchingConfig
+from pipelines.bucketing import pair_batch_sizes
 from pipelines.transforms import bucket_pair_key
 
 
@@ -44,7 +45,7 @@ def batch_shapes(tokenized: tf.data.Dataset, config: BatchingConfig) -> dict:
         mode fills it with empty rows).
     """
     lengths = config.bucket_lengths
-    sizes = config.bucket_batch_sizes
+    sizes = pair_batch_sizes(config.bucket_batch_sizes)
     num_buckets = len(lengths)
     keys = tokenized.map(
         bucket_pair_key(lengths), num_parallel_calls=tf.data.AUTOTUNE
@@ -64,7 +65,7 @@ def batch_shapes(tokenized: tf.data.Dataset, config: BatchingConfig) -> dict:
     shapes = {}
     for key in sorted(int(k) for k in counts.nonzero()[0]):
         i, j = divmod(key, num_buckets)
-        batch = sizes[max(i, j)]
+        batch = sizes[key]
         shape = BatchShape(batch, lengths[i], lengths[j])
         shapes[shape] = -(-int(counts[key]) // batch)
     return dict(sorted(shapes.items()))

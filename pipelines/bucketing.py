@@ -82,3 +82,11 @@ def token_budget_batch_sizes(
             f"tokens_per_batch={tokens_per_batch}"
         )
     return sizes
+
+
+def pair_batch_sizes(batch_sizes: list[int]) -> list[int]:
+    """The batch size of every bucket pair, at key `i * N + j` (source bucket
+    `i`, target bucket `j`, `N` buckets): that of bucket `max(i, j)`, the
+    longer padded side, so neither side exceeds the token budget."""
+    buckets = range(len(batch_sizes))
+    return [batch_sizes[max(i, j)] for i in buckets for j in buckets]

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 import tensorflow as tf
 
+from pipelines.bucketing import pair_batch_sizes
 from pipelines.encode_sources import encode_sources
 from pipelines.filter_report import filter_reason
 from pipelines.special_tokens import BOS_ID, EOS_ID, PAD_ID
@@ -128,15 +129,11 @@ def bucket_by_token_budget(
         )
     num_buckets = len(bucket_lengths)
     padded_lengths = tf.constant(bucket_lengths, tf.int64)  # [N]
-    # Batch size of bucket pair (i, j) at key i * N + j.
-    buckets = range(num_buckets)
-    pair_batch_sizes = tf.constant(
-        [batch_sizes[max(i, j)] for i in buckets for j in buckets], tf.int64
-    )  # [N*N]
+    sizes = tf.constant(pair_batch_sizes(batch_sizes), tf.int64)  # [N*N]
     key = bucket_pair_key(bucket_lengths)
 
     def window_size(key):
-        return tf.gather(pair_batch_sizes, key)
+        return tf.gather(sizes, key)
 
     def batch(key, window):
         if static_shapes:

@@ -27,8 +27,7 @@ def use_compilation_cache(directory):
     Sets `TF_XLA_FLAGS` (keeping its other flags). A directory already named
     there wins: a user's own cache is kept. It takes effect only if no
     TensorFlow function has run in this process yet (TensorFlow reads the
-    flags once);
-    `XlaCompileLog` reports a cache that stays unused.
+    flags once); `XlaCompileLog` reports a cache that stays unused.
 
     Args:
         directory: str. Created if missing.
