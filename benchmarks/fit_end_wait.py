@@ -21,8 +21,10 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import keras  # noqa: E402
-import tensorflow as tf  # noqa: E402
-from pipeline_throughput import pipeline_tokens_per_second  # noqa: E402
+from pipeline_throughput import (  # noqa: E402
+    autotune_options,
+    pipeline_tokens_per_second,
+)
 
 from keras_transformer import TransformerConfig, build_transformer  # noqa: E402
 from pipelines import (  # noqa: E402
@@ -32,13 +34,6 @@ from pipelines import (  # noqa: E402
     make_dataset,
     sample_texts,
 )
-
-
-def autotune_options(enabled):
-    """`tf.data.Options` with autotuning `enabled` (the package's is off)."""
-    options = tf.data.Options()
-    options.autotune.enabled = enabled
-    return options
 
 
 class LastStepEnd(keras.callbacks.Callback):

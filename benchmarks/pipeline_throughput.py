@@ -8,6 +8,12 @@ machine. Prints one JSON line with both and their ratio; the pipeline must be
 at least 10x faster than the step so it never starves training.
 
     python benchmarks/pipeline_throughput.py [--step-tokens 2000] [--steps 3]
+    python benchmarks/pipeline_throughput.py --autotune on off
+
+`--autotune on off` measures the pipeline twice in the same process, with
+tf.data's autotuning on (TensorFlow's default, which made `fit` wait at its
+end) and off (the package's `transforms.without_autotune`), one line each
+against the same training step: before and after, in one run.
 
 The step uses a smaller token budget than §5.1's 25,000 so that a CPU step
 takes seconds; tokens/s of a saturated step hardly depends on the batch size.
@@ -23,6 +29,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
 
 from keras_transformer import TransformerConfig, build_transformer  # noqa: E402
 from pipelines import (  # noqa: E402
@@ -36,6 +43,13 @@ from pipelines import (  # noqa: E402
 
 def real_tokens(inputs, target_out):
     return int(np.count_nonzero(inputs["source_ids"]) + np.count_nonzero(target_out))
+
+
+def autotune_options(enabled):
+    """`tf.data.Options` with autotuning `enabled` (the package's is off)."""
+    options = tf.data.Options()
+    options.autotune.enabled = enabled
+    return options
 
 
 def pipeline_tokens_per_second(pairs, tokenizer, config, epochs=2, options=None):
@@ -78,6 +92,14 @@ def main():
     parser.add_argument("--preset", default="base")
     parser.add_argument("--step-tokens", type=int, default=2000)
     parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument(
+        "--autotune",
+        nargs="*",
+        choices=["on", "off"],
+        default=[],
+        help="Measure the pipeline with tf.data autotuning forced on / off "
+        "(one line each); default: the package's pipeline as it is.",
+    )
     args = parser.parse_args()
 
     pairs = load_bundled("libreoffice_help", "en-de", "train")
@@ -85,27 +107,34 @@ def main():
         sample_texts(pairs, max_pairs=5000), vocab_size=8000
     )
     config = BatchingConfig()
-    pipeline = pipeline_tokens_per_second(pairs, tokenizer, config)
+    settings = args.autotune or [None]
+    pipelines_rates = {
+        setting: pipeline_tokens_per_second(
+            pairs,
+            tokenizer,
+            config,
+            options=None if setting is None else autotune_options(setting == "on"),
+        )
+        for setting in settings
+    }
     step_config = dataclasses.replace(config, tokens_per_batch=args.step_tokens)
     step, params = step_tokens_per_second(
         pairs, tokenizer, step_config, args.preset, args.steps
     )
-    print(
-        json.dumps(
-            {
-                "benchmark": "pipeline_throughput",
-                "cpus": os.cpu_count(),
-                "pipeline_tokens_per_s": round(pipeline),
-                "train_step_tokens_per_s": round(step),
-                "ratio": round(pipeline / step, 1),
-                "preset": args.preset,
-                "params": params,
-                "step_tokens_per_batch": args.step_tokens,
-                "vocab_size": tokenizer.vocab_size,
-            }
-        ),
-        flush=True,
-    )
+    for setting, pipeline in pipelines_rates.items():
+        line = {"benchmark": "pipeline_throughput", "cpus": os.cpu_count()}
+        if setting is not None:
+            line["autotune"] = setting
+        line |= {
+            "pipeline_tokens_per_s": round(pipeline),
+            "train_step_tokens_per_s": round(step),
+            "ratio": round(pipeline / step, 1),
+            "preset": args.preset,
+            "params": params,
+            "step_tokens_per_batch": args.step_tokens,
+            "vocab_size": tokenizer.vocab_size,
+        }
+        print(json.dumps(line), flush=True)
 
 
 if __name__ == "__main__":
