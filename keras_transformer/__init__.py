@@ -14,23 +14,43 @@
 Importing the package changes one thing in the process, an environment
 default: `TF_ENABLE_ONEDNN_OPTS=1` unless the variable is set (TensorFlow's
 oneDNN CPU kernels; it takes effect when the package is imported before
-TensorFlow). Memory tuning is an explicit call,
-`keras_transformer.process_defaults.tune_memory()`, which the command line
-and the benchmarks make; see `process_defaults`.
+TensorFlow). Its names (`Transformer`, `layers`, ...) are imported on first
+use, so importing the package alone does not import TensorFlow. Memory
+tuning is an explicit call, `keras_transformer.process_defaults.tune_memory()`,
+which the command line and the benchmarks make; see `process_defaults`.
 """
+
+import importlib
 
 from keras_transformer import process_defaults
 
 process_defaults.set_onednn_default()
 
-from keras_transformer import layers  # noqa: E402
-from keras_transformer.models import (  # noqa: E402
-    PAD_ID,
-    Transformer,
-    build_transformer,
-)
-from keras_transformer.transformer_config import TransformerConfig  # noqa: E402
-
 __version__ = "0.1.0"
 
+# Imported on first use (PEP 562), so that `keras_transformer.cli` can import
+# TensorFlow quietly before anything else does (cli/startup.py).
+_LAZY = {
+    "PAD_ID": "keras_transformer.models",
+    "Transformer": "keras_transformer.models",
+    "build_transformer": "keras_transformer.models",
+    "TransformerConfig": "keras_transformer.transformer_config",
+    "layers": None,
+}
+
 __all__ = ["PAD_ID", "Transformer", "TransformerConfig", "build_transformer", "layers"]
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module 'keras_transformer' has no attribute {name!r}")
+    module_name = _LAZY[name]
+    if module_name is None:
+        return importlib.import_module(f"keras_transformer.{name}")
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -5,7 +5,6 @@ import os
 import sys
 
 from keras_transformer.cli.argument_parser import ArgumentParser
-from keras_transformer.cli.option_checks import check_options
 from keras_transformer.cli.option_types import (
     NON_NEGATIVE_FLOAT,
     NON_NEGATIVE_INT,
@@ -240,6 +239,11 @@ def _demo(args):
 def _recipes(args):
     from keras_transformer.recipes import RECIPES
 
+    if args.name is not None and args.name not in RECIPES:
+        raise UserError(
+            f"Unknown recipe; the recipes are {', '.join(RECIPES)}. "
+            f"Received: name={args.name!r}"
+        )
     for name, recipe in RECIPES.items():
         if args.name in (None, name):
             print(f"{name}: {recipe.description}")
@@ -356,6 +360,12 @@ def build_parser():
     )
     parser.add_argument(
         "--debug", action="store_true", help="Show the traceback of an error."
+    )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="Keep TensorFlow's start-up and log lines and library warnings "
+        "(hidden by default).",
     )
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -600,11 +610,14 @@ def build_parser():
 
 
 def main(argv=None):
+    from keras_transformer.cli.startup import import_tensorflow_quietly
     from keras_transformer.process_defaults import tune_memory
 
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     parser = build_parser()
     args = parser.parse_args(argv)
+    import_tensorflow_quietly(args.verbose)  # before anything imports it
+    from keras_transformer.cli.option_checks import check_options
+
     tune_memory()  # a program's choice, made here (process_defaults)
     try:
         check_options(args, _decoding_overrides(args))
