@@ -8,6 +8,7 @@ import re
 import shlex
 
 import numpy as np
+import pytest
 import tensorflow_datasets as tfds
 
 from keras_transformer import cli
@@ -117,6 +118,7 @@ SHRINK = [
 ]
 
 
+@pytest.mark.slow
 def test_readme_wmt_commands_run_on_mock_data(tmp_path, monkeypatch, capsys):
     """The one-GPU command sequence, verbatim except for `--set` shrink options
     on `train` and TFDS mock data. The strategy variants (mirrored, multi_worker,

@@ -28,10 +28,13 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-pytestmark = pytest.mark.skipif(
-    keras.backend.backend() != "tensorflow",
-    reason="SavedModel export needs the TensorFlow backend.",
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        keras.backend.backend() != "tensorflow",
+        reason="SavedModel export needs the TensorFlow backend.",
+    ),
+]
 
 # saved_model_cli with the tensorflow-text ops registered; arguments follow.
 SAVED_MODEL_CLI = (

@@ -94,7 +94,7 @@ def test_bad_configs(models, match):
 
 
 def test_the_text_shown_in_the_serving_docs():
-    # The example of the README's serving section, verbatim.
+    # The example of savedmodels/README.md (models.config), verbatim.
     text = serving_config(
         [
             {"name": "ende", "base_path": "/models/ende"},

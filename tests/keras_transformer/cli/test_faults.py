@@ -88,6 +88,7 @@ def _killed_at_publish(argv):
     assert done.returncode == -signal.SIGKILL, done.stderr.decode()[-2000:]
 
 
+@pytest.mark.slow
 def test_killed_average_and_export_publish_nothing_and_run_again(
     tiny_run, tmp_path, capsys
 ):

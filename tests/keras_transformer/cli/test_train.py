@@ -68,6 +68,7 @@ def test_the_recipe_is_stored_with_its_overrides(tiny_run):
     keras.backend.backend() != "tensorflow",
     reason="MultiWorkerMirroredStrategy belongs to the TensorFlow backend",
 )
+@pytest.mark.slow
 def test_two_workers_train_one_shared_run_directory(tmp_path):
     """The README's multi-worker command: same command and run directory on
     every worker. The chief prepares while the other waits; the chief alone

@@ -24,6 +24,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.mark.slow
 def test_two_replicas_give_the_same_weights_as_one_device():
     """MirroredStrategy on 2 logical CPUs == one device, same global batches.
 
@@ -62,6 +63,7 @@ def test_one_process_strategies_are_their_own_chief():
     assert is_chief() and worker_count() == 1
 
 
+@pytest.mark.slow
 def test_two_workers_on_localhost_end_with_identical_weights(tmp_path):
     """MultiWorkerMirroredStrategy: 2 processes, TF_CONFIG, free local ports.
 

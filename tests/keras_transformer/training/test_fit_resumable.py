@@ -46,6 +46,7 @@ def _weights(path):
         return [data[key] for key in sorted(data.files, key=lambda k: int(k[4:]))]
 
 
+@pytest.mark.slow
 def test_killed_run_resumes_to_the_same_weights_as_an_uninterrupted_one(tmp_path):
     """SIGKILL mid-run, start the same command again: identical final weights.
 

@@ -11,6 +11,7 @@ import sys
 
 import keras
 import numpy as np
+import pytest
 
 from keras_transformer import TransformerConfig, build_transformer
 from keras_transformer.training import (
@@ -116,6 +117,7 @@ def _train(run_dir, steps):
     return result.stdout
 
 
+@pytest.mark.slow
 def test_a_resumed_run_loads_every_shape_from_the_compilation_cache(tmp_path):
     import shutil  # noqa: PLC0415
 
