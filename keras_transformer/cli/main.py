@@ -610,7 +610,7 @@ def build_parser():
 
 
 def main(argv=None):
-    from keras_transformer.cli.startup import import_tensorflow_quietly
+    from keras_transformer.cli.startup import import_tensorflow_quietly, quiet_logs
     from keras_transformer.process_defaults import tune_memory
 
     parser = build_parser()
@@ -620,8 +620,9 @@ def main(argv=None):
 
     tune_memory()  # a program's choice, made here (process_defaults)
     try:
-        check_options(args, _decoding_overrides(args))
-        args.handler(args)
+        with quiet_logs(args.verbose):
+            check_options(args, _decoding_overrides(args))
+            args.handler(args)
     except (Exception, KeyboardInterrupt) as error:  # the one error path
         return report_error(
             error, args.command, getattr(args, "run_dir", None), args.debug

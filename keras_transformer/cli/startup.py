@@ -7,9 +7,11 @@ initialized, twice per process, and `TF_CPP_MIN_LOG_LEVEL` does not reach
 them. So unless `--verbose` is given, `import_tensorflow_quietly` imports
 TensorFlow with file descriptor 2 pointed at `/dev/null` and restores it
 afterwards (an import error is raised after the restore, so its traceback
-shows). It must run before anything imports TensorFlow, which is why
-`keras_transformer`'s `__init__` imports its submodules lazily and
-`cli.main` imports subcommand modules only after this call.
+shows); `quiet_logs` then keeps library warnings and TensorFlow's Python
+log off while a subcommand runs. The import must come before anything else
+imports TensorFlow, which is why `keras_transformer`'s `__init__` imports
+its submodules lazily and `cli.main` imports subcommand modules only after
+this call.
 """
 
 import contextlib
@@ -35,26 +37,41 @@ def _stderr_to_devnull():
 
 
 def import_tensorflow_quietly(verbose=False):
-    """Imports TensorFlow; unless `verbose`, without its start-up lines, with
-    `TF_CPP_MIN_LOG_LEVEL` defaulting to 2 (errors only), TensorFlow's and
-    absl's Python loggers at ERROR and Python warnings ignored.
+    """Imports TensorFlow; unless `verbose`, without its start-up lines and
+    with `TF_CPP_MIN_LOG_LEVEL` defaulting to 2 (errors only).
 
     Args:
-        verbose: bool. Keep every line and warning (`--verbose`).
+        verbose: bool. Keep every line (`--verbose`).
     """
-    if verbose:
+    if not verbose:
+        os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+    if verbose or "tensorflow" in sys.modules:
         import tensorflow  # noqa: F401
-
-        return
-    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    warnings.simplefilter("ignore")
-    if "tensorflow" not in sys.modules:
+    else:
         with _stderr_to_devnull():
             import tensorflow  # noqa: F401
+
+
+@contextlib.contextmanager
+def quiet_logs(verbose=False):
+    """For the block, unless `verbose`: Python warnings ignored and
+    TensorFlow's and absl's Python loggers at ERROR (e.g. tf.function's
+    retracing warning). Both are restored afterwards, so a program that calls
+    `cli.main` in-process keeps its own settings."""
+    if verbose:
+        yield
+        return
     import tensorflow as tf
+    from absl import logging as absl_logging
 
-    tf.get_logger().setLevel(logging.ERROR)  # e.g. tf.function's retracing
-    with contextlib.suppress(ImportError):
-        from absl import logging as absl_logging
-
+    logger = tf.get_logger()
+    level, absl_level = logger.level, absl_logging.get_verbosity()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        logger.setLevel(logging.ERROR)
         absl_logging.set_verbosity(absl_logging.ERROR)
+        try:
+            yield
+        finally:
+            logger.setLevel(level)
+            absl_logging.set_verbosity(absl_level)

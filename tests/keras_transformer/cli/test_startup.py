@@ -66,3 +66,19 @@ def test_importing_the_package_does_not_import_tensorflow():
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_an_in_process_call_leaves_warnings_and_loggers_as_they_were(capsys):
+    import warnings
+
+    import tensorflow as tf
+
+    from keras_transformer import cli
+
+    logger = tf.get_logger()
+    logger.setLevel("INFO")
+    filters = list(warnings.filters)
+    assert cli.main(["recipes"]) == 0
+    assert "demo" in capsys.readouterr().out
+    assert logger.level == 20  # INFO, as set above
+    assert warnings.filters == filters
