@@ -32,6 +32,7 @@ def export_translator(
     serving_tf_text_version=SERVING_TF_TEXT_VERSION,
     target_tokenizer=None,
     tree_tags=False,
+    progress=False,
     **module_kwargs,
 ) -> str:
     """Writes `model` + `tokenizer` + beam search as `<base_dir>/<version>/`.
@@ -69,6 +70,9 @@ def export_translator(
             export is then a `ParserModule` (`parse` signature, trees out,
             §6.3). Defaults to `None`, a translator.
         tree_tags: bool. The parsing run predicts POS tags, not `XX`.
+        progress: bool. Name the stages and show a Keras progress bar over
+            them (tracing the searches takes most of the time). Defaults to
+            `False`.
         **module_kwargs: other `TranslatorModule` arguments
             (`max_beam_size`, `max_extra_length_limit`, `max_input_length`).
 
@@ -127,10 +131,24 @@ def export_translator(
     try:
         # A failure (a full disk: `OSError(ENOSPC)` naming the version)
         # removes the staging directory; nothing is published.
+        stages = ["trace the signatures", "write the SavedModel"]
+        if serving_tf_text_version is not None:
+            stages.append("check TF Serving's ops")
+        bar = None
+        if progress:
+            print(f"Export stages: {', '.join(stages)}")
+            bar = keras.utils.Progbar(len(stages), unit_name="stage")
         with publishing(staging, target):
-            tf.saved_model.save(module, staging, signatures=module.signatures())
+            signatures = module.signatures()  # traces every search
+            if bar is not None:
+                bar.update(1)
+            tf.saved_model.save(module, staging, signatures=signatures)
+            if bar is not None:
+                bar.update(2)
             if serving_tf_text_version is not None:
                 check_serving_ops(staging, serving_tf_text_version)
+                if bar is not None:
+                    bar.update(3)
             extra = os.path.join(staging, "assets.extra")
             os.makedirs(extra, exist_ok=True)
             with open(os.path.join(staging, TOKENIZER_PATH), "wb") as file:

@@ -1,7 +1,7 @@
 """`keras-transformer demo`: the whole life cycle on the bundled corpus.
 
 Train a small Transformer on the bundled LibreOffice help (English -> German)
-for a bounded time, average the last checkpoints (§6.1), score the held-out
+for a fixed number of updates, average the last checkpoints (§6.1), score the held-out
 test split with sacreBLEU (the recipe's decoding: the paper's beam 4, alpha
 0.6, §6.1), export the SavedModel, reload it
 and translate a few test sentences through its `serving_default` signature.
@@ -11,16 +11,21 @@ right-branching baselines, and a few test sentences parsed by the export.
 Everything runs offline on the data shipped with the package.
 """
 
+import contextlib
 import dataclasses
-import json
 import os
 import time
 
+import keras
+
+import pipelines
 from keras_transformer.cli.average import average
 from keras_transformer.cli.data import read_texts
 from keras_transformer.cli.evaluate import evaluate
 from keras_transformer.cli.export import export
+from keras_transformer.cli.prepare import prepare
 from keras_transformer.cli.train import train
+from keras_transformer.training import LearningCurveLog, read_learning_curve
 from keras_transformer.training.atomic_files import atomic_write_json
 
 # `demo --task`: the recipe each task runs.
@@ -33,12 +38,19 @@ def run_demo(
     test_sentences=None,
     examples=5,
     verbose=1,
+    dev_sentences=200,
 ):
     """Runs the demo recipe in `output` and writes `output/report.json`.
 
-    A second call with the same `output` resumes training from the backup
-    for another `recipe.train_minutes`, then evaluates and exports again (a
-    new export version).
+    Trains for the recipe's updates (`train_steps`; the same model on any
+    machine) or its `train_minutes` when set. A second call with the same
+    `output` resumes training from the backup for the recipe's updates again,
+    then evaluates and exports again (a new export version). Besides the
+    report it writes `learning_curve.png` (training loss, and for translation
+    greedy dev BLEU on the first `dev_sentences` dev sentences, every
+    checkpoint: `learning_curve.jsonl`) and, for translation, `attention.png`
+    (the encoder-decoder attention of the first example). The report's
+    `phase_seconds` holds the time each phase took.
 
     Args:
         recipe: a `Recipe` (normally `get_recipe("demo")`).
@@ -47,33 +59,54 @@ def run_demo(
         examples: int. Test sentences translated by the reloaded export,
             evenly spaced over the split.
         verbose: int.
+        dev_sentences: int. Dev sentences scored at each checkpoint for the
+            learning curve (translation), `0` for none.
 
     Returns:
         The report dict.
     """
     start = time.monotonic()
-    trained = train(recipe, output, verbose=verbose)
+    phases = {}
+    with _phase(phases, "prepare", verbose):
+        prepare(recipe, output, verbose=verbose)
+    curve_path = os.path.join(output, "learning_curve.jsonl")
+    with _phase(phases, "train", verbose):
+        callbacks = _learning_curve_callbacks(recipe, output, curve_path, dev_sentences)
+        trained = train(recipe, output, verbose=verbose, callbacks=callbacks)
     history = trained["history"]
-    averaged = average(output, verbose=verbose)
-    scores = evaluate(output, weights=averaged, limit=test_sentences, verbose=verbose)
-    export_path = export(output, weights=averaged, verbose=verbose)
+    with _phase(phases, "average", verbose):
+        averaged = average(output, verbose=verbose)
+    with _phase(phases, "evaluate", verbose):
+        scores = evaluate(
+            output, weights=averaged, limit=test_sentences, verbose=verbose
+        )
+    with _phase(phases, "export", verbose):
+        export_path = export(output, weights=averaged, verbose=verbose)
 
     import tensorflow_text  # noqa: F401  (the SavedModel's tokenizer ops)
 
-    if recipe.task == "parsing":
-        report = _parsing_report(recipe, scores, test_sentences, examples, export_path)
-    else:
-        report = _translation_report(recipe, scores, examples, export_path)
+    with _phase(phases, "reload and run the export", verbose):
+        if recipe.task == "parsing":
+            report = _parsing_report(
+                recipe, scores, test_sentences, examples, export_path
+            )
+        else:
+            report = _translation_report(recipe, scores, examples, export_path)
+    with _phase(phases, "pictures", verbose):
+        pictures = _pictures(recipe, output, curve_path, averaged, report)
     rates = history.get("tokens_per_second", [])
     report |= {
         "steps": trained["steps"],
         "parameters": trained["model"].count_params(),
         "train_tokens_per_second": round(sum(rates) / len(rates), 1) if rates else None,
+        "train_steps": recipe.total_train_steps,
         "train_minutes": recipe.train_minutes,
+        "phase_seconds": {name: round(seconds, 1) for name, seconds in phases.items()},
         "wall_seconds": round(time.monotonic() - start, 1),
         "checkpoints": os.path.join(output, "checkpoints"),
         "averaged_weights": averaged,
         "export": export_path,
+        "pictures": pictures,
         "recipe": {
             key: value
             for key, value in dataclasses.asdict(recipe).items()
@@ -84,6 +117,87 @@ def run_demo(
     if verbose:
         _print_report(recipe, report, output)
     return report
+
+
+@contextlib.contextmanager
+def _phase(phases, name, verbose):
+    """Times the block into `phases[name]`, announcing it first."""
+    if verbose:
+        print(f"\n== {name}")
+    begin = time.monotonic()
+    yield
+    phases[name] = time.monotonic() - begin
+
+
+def _learning_curve_callbacks(recipe, output, curve_path, dev_sentences):
+    """Greedy dev BLEU (translation) and the curve's log, every checkpoint."""
+    every = recipe.checkpoint_every_steps or recipe.steps_per_epoch
+    callbacks = []
+    if recipe.task == "translation" and dev_sentences:
+        sources, references = read_texts(recipe, recipe.dev_split, dev_sentences)
+        callbacks.append(
+            _DevBleu(recipe, output, sources, references, every_n_steps=every)
+        )
+    return [*callbacks, LearningCurveLog(curve_path, every)]
+
+
+class _DevBleu(keras.callbacks.Callback):
+    """`BleuCallback` on a dev sample, with the run's tokenizer loaded when
+    training begins: `train` loads its own first, and its seeding would free
+    the resources of a tokenizer loaded before (`load_run_tokenizer`)."""
+
+    def __init__(self, recipe, output, sources, references, every_n_steps):
+        super().__init__()
+        self._arguments = (recipe, output, sources, references, every_n_steps)
+        self._bleu = None
+
+    def on_train_begin(self, logs=None):
+        from keras_transformer.cli.run_directory import RunDirectory
+        from keras_transformer.cli.run_tokenizer import detokenize_fn, source_ids_fn
+        from keras_transformer.evaluation import BleuCallback
+
+        recipe, output, sources, references, every_n_steps = self._arguments
+        tokenizer = pipelines.load_tokenizer(RunDirectory(output).tokenizer_path)
+        self._bleu = BleuCallback(
+            sources,
+            references,
+            source_ids_fn(tokenizer, recipe.max_train_length),
+            detokenize_fn(tokenizer),
+            target_language=recipe.target_language,
+            every_n_steps=every_n_steps,
+            verbose=False,
+            # Graph mode: on CPUs the faster decoding path (BUILD_NOTES.md).
+            jit_compile=False,
+        )
+        self._bleu.set_model(self.model)
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._bleu.on_train_batch_end(batch, logs)
+
+
+def _pictures(recipe, output, curve_path, averaged, report):
+    """`learning_curve.png`, and `attention.png` of the first example."""
+    from keras_transformer.visualization import plot_learning_curve
+
+    pictures = {}
+    rows = read_learning_curve(curve_path)
+    if rows:
+        pictures["learning_curve"] = plot_learning_curve(
+            rows,
+            os.path.join(output, "learning_curve.png"),
+            title=f"{recipe.name}: {report['corpus']}",
+        )
+    if recipe.task == "translation" and report["examples"]:
+        from keras_transformer.cli.attention import attention
+
+        pictures["attention"], _ = attention(
+            output,
+            report["examples"][0]["source"],
+            os.path.join(output, "attention.png"),
+            weights=averaged,
+            verbose=0,
+        )
+    return pictures
 
 
 def _picks(count, examples):
@@ -152,6 +266,9 @@ def _parsing_report(recipe, scores, test_sentences, examples, export_path):
 
 
 def _print_report(recipe, report, output):
+    """The examples, then a short table: scores, time per phase, files."""
+    from keras_transformer.training.training_progress import format_seconds
+
     print()
     if report["task"] == "parsing":
         for example in report["examples"]:
@@ -159,18 +276,11 @@ def _print_report(recipe, report, output):
             print(f"OUT: {example['tree']}")
             print(f"REF: {example['reference']}\n")
         baselines = report["baselines"]
-        summary = {
-            "f1": report["f1"],
-            "flat_f1": baselines["flat"]["f1"],
-            "right_branching_f1": baselines["right_branching"]["f1"],
-            "steps": report["steps"],
-            "wall_seconds": report["wall_seconds"],
-        }
-        print(json.dumps(summary))
-        print(
-            "EVALB-compatible F1 (COLLINS.prm) on the GUM test split, silver "
-            "trees: not comparable with WSJ section 23."
-        )
+        scores = [
+            ("F1", report["f1"], "EVALB-compatible (COLLINS.prm), silver trees"),
+            ("flat F1", baselines["flat"]["f1"], "baseline"),
+            ("right-branching F1", baselines["right_branching"]["f1"], "baseline"),
+        ]
     else:
         source, target = (
             (language or side).upper()
@@ -183,8 +293,38 @@ def _print_report(recipe, report, output):
             print(f"{source}:".ljust(5) + example["source"])
             print(f"{target}:".ljust(5) + example["translation"])
             print(f"REF: {example['reference']}\n")
-        summary = {k: report[k] for k in ("bleu", "chrf", "steps", "wall_seconds")}
-        print(json.dumps(summary))
-        print(f"sacreBLEU signatures: BLEU {report['bleu_signature']}")
-        print(f"                      chrF {report['chrf_signature']}")
-    print(f"Wrote {output}/: checkpoints/, averaged/, eval/, export/, report.json")
+        scores = [
+            ("BLEU", report["bleu"], report["bleu_signature"]),
+            ("chrF", report["chrf"], report["chrf_signature"]),
+        ]
+    split = f"{report['test_split']} split, {report['test_sentences']:,} sentences"
+    print(f"Scores ({report['corpus']}, {split}, averaged weights):")
+    width = max(len(name) for name, _, _ in scores)
+    for name, value, note in scores:
+        print(f"  {name.ljust(width)}  {value:6.2f}  {note}")
+    if report["task"] == "parsing":
+        print("  (GUM's silver trees: not comparable with WSJ section 23.)")
+    print("Time:")
+    labels = {"train": f"train ({report['steps']:,} updates)"}
+    rows = [
+        (labels.get(name, name), seconds)
+        for name, seconds in report["phase_seconds"].items()
+    ]
+    rows.append(("total", report["wall_seconds"]))
+    width = max(len(label) for label, _ in rows)
+    for label, seconds in rows:
+        print(f"  {label.ljust(width)}  {format_seconds(seconds):>7}")
+    eval_file = os.path.join(output, "eval", report["test_split"])
+    written = [
+        ("checkpoints", report["checkpoints"]),
+        ("averaged weights", report["averaged_weights"]),
+        ("evaluation", f"{eval_file}.json, {eval_file}.txt"),
+        ("SavedModel", report["export"]),
+        *report["pictures"].items(),
+        ("report", os.path.join(output, "report.json")),
+        ("TensorBoard logs", os.path.join(output, "logs")),
+    ]
+    print(f"Wrote {output}/:")
+    width = max(len(label) for label, _ in written)
+    for label, path in written:
+        print(f"  {label.replace('_', ' ').ljust(width)}  {path}")

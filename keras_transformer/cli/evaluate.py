@@ -84,6 +84,7 @@ def evaluate(
         print_fn=print if verbose else None,
         batch_size=batch_size,
         width_multiple=16,  # fewer distinct widths: fewer XLA compilations
+        progress=bool(verbose),
     )
     scores = {key: value for key, value in result.items() if key != "hypotheses"}
     scores["target_language"] = recipe.target_language

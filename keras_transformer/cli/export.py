@@ -77,6 +77,7 @@ def export(
         **translator_arguments(recipe),
         **_op_check(tf_text_version),
         **parser,
+        progress=bool(verbose),
     )
     if verbose:
         print(f"SavedModel: {path}")

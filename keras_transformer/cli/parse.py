@@ -28,9 +28,17 @@ from keras_transformer.evaluation import evalb, translate_texts
 
 
 def parse_sentences(
-    recipe, tokenizer, target_tokenizer, model, sentences, config, batch_size=64
+    recipe,
+    tokenizer,
+    target_tokenizer,
+    model,
+    sentences,
+    config,
+    batch_size=64,
+    progress=False,
 ):
-    """Parses sentences (str, words separated by spaces).
+    """Parses sentences (str, words separated by spaces); `progress` shows a
+    bar over them.
 
     Returns:
         `(trees, repairs)`: one `pipelines.Tree` and one
@@ -60,6 +68,7 @@ def parse_sentences(
             width_multiple=16,
             constraint=constraint,
             word_counts=[len(words[i]) for i in indices] if constraint else None,
+            progress=progress,
         )
         if indices
         else []
@@ -202,7 +211,7 @@ def evaluate_parses(
     config = best_hypothesis_decoding(recipe, decoding)
     sentences = [" ".join(tree.words()) for tree in gold]
     trees, repairs = parse_sentences(
-        recipe, tokenizer, target, model, sentences, config, batch_size
+        recipe, tokenizer, target, model, sentences, config, batch_size, bool(verbose)
     )
     result = evalb([str(t) for t in gold], [str(t) for t in trees])
     total = sum(repairs, pipelines.RepairCounts())

@@ -2,6 +2,7 @@
 
 import dataclasses
 import os
+import time
 
 import keras
 
@@ -81,8 +82,11 @@ def _prepare(recipe, run_dir, verbose, shard_pairs):
             pairs = training_pairs(recipe, data)
             if parsing:  # the source's words only: the target is symbols
                 pairs = ((source, "") for source, _ in pairs)
+            begin = time.monotonic()
             tokenizer = train_tokenizer(recipe, pairs)
             tokenizer.save(run.tokenizer_path)
+            if verbose:
+                print(f"Trained in {time.monotonic() - begin:.1f} s")
         target_tokenizer = None
         if parsing and os.path.exists(run.target_tokenizer_path):
             target_tokenizer = load_target_tokenizer(run, recipe)
@@ -106,7 +110,7 @@ def _prepare(recipe, run_dir, verbose, shard_pairs):
             run,
             on_bad_line=recipe.on_bad_line,
             shard_pairs=shard_pairs,
-            total=len(data.trees) if parsing else training_pairs_count(record),
+            total=len(data.trees) if parsing else _line_count(data, record),
             verbose=verbose,
             target_tokenizer=target_tokenizer,
         )
@@ -119,3 +123,13 @@ def _prepare(recipe, run_dir, verbose, shard_pairs):
         print(f"\nTraining pairs: {report}")
         print(f"Pairs by reason: {run.filter_report_path}")
     return run
+
+
+def _line_count(data, record):
+    """The training corpus's lines, the cache bar's total: from the files'
+    record, else counted by a pass over the files (the bundled corpora; a
+    TFDS split's size is not known ahead)."""
+    count = training_pairs_count(record)
+    if count is None and isinstance(data, pipelines.ParallelCorpus):
+        count = sum(part[0].lines for part in data.scan())
+    return count

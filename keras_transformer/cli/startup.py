@@ -8,10 +8,11 @@ them. So unless `--verbose` is given, `import_tensorflow_quietly` imports
 TensorFlow with file descriptor 2 pointed at `/dev/null` and restores it
 afterwards (an import error is raised after the restore, so its traceback
 shows); `quiet_logs` then keeps library warnings and TensorFlow's Python
-log off while a subcommand runs. The import must come before anything else
-imports TensorFlow, which is why `keras_transformer`'s `__init__` imports
-its submodules lazily and `cli.main` imports subcommand modules only after
-this call.
+log off while a subcommand runs, and `native_log_filter` drops the log lines
+TensorFlow's C++ code writes later (e.g. "failed call to cuInit"). The
+import must come before anything else imports TensorFlow, which is why
+`keras_transformer`'s `__init__` imports its submodules lazily and
+`cli.main` imports subcommand modules only after this call.
 """
 
 import contextlib
@@ -50,6 +51,63 @@ def import_tensorflow_quietly(verbose=False):
     else:
         with _stderr_to_devnull():
             import tensorflow  # noqa: F401
+
+
+# What TensorFlow's C++ code writes to file descriptor 2 while a subcommand
+# runs: absl-format lines of levels I, W and E ("E0000 00:00:1796... 10503
+# cuda_platform.cc:52] failed call to cuInit ..."), and absl's note that it
+# is not initialized. Fatal (F) lines and anything else pass.
+_NATIVE_LOG_FILTER = r"""
+import re, sys
+drop = re.compile(
+    r"^([IWE]\d{4} [\d:.]+ +\d+ [^ \]]+:\d+\] "
+    r"|WARNING: All log messages before absl::InitializeLog\(\) is called)"
+)
+out = sys.stdout.buffer
+for line in sys.stdin.buffer:
+    if not drop.match(line.decode("utf-8", "replace")):
+        out.write(line)
+        out.flush()
+"""
+
+
+@contextlib.contextmanager
+def native_log_filter(verbose=False):
+    """For the block, unless `verbose`: TensorFlow's own log lines written to
+    file descriptor 2 after start-up (a failed `cuInit` on a machine without
+    a GPU, oneDNN notes) are dropped; every other byte written there (Python
+    errors and tracebacks, fatal native errors, child processes' output)
+    still reaches stderr. The lines go through a small filter process, which
+    survives a crash of this one and forwards what was written before it.
+    """
+    if verbose:
+        yield
+        return
+    import subprocess
+
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        filter_process = subprocess.Popen(
+            [sys.executable, "-c", _NATIVE_LOG_FILTER],
+            stdin=subprocess.PIPE,
+            stdout=saved,
+            stderr=saved,
+            env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+        )
+    except OSError:  # no filter: leave stderr as it is
+        os.close(saved)
+        yield
+        return
+    os.dup2(filter_process.stdin.fileno(), 2)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        filter_process.stdin.close()
+        filter_process.wait(timeout=60)
 
 
 @contextlib.contextmanager

@@ -1,5 +1,6 @@
 """Translate a test set with the decoding library and score it (paper §6.1)."""
 
+import keras
 import numpy as np
 
 from keras_transformer.decoding.compiled_translate import compiled_translate
@@ -34,6 +35,7 @@ def translate_texts(
     translate_fn=None,
     constraint=None,
     word_counts=None,
+    progress=False,
 ):
     """Translates raw sentences: tokenize, batch by length, decode, detokenize.
 
@@ -66,6 +68,8 @@ def translate_texts(
             trees with `word_counts[i]` word symbols for source i.
         word_counts: list of int, one per source; needed with `constraint`
             (and then with `translate_fn`, one compiled with it).
+        progress: bool. Show a Keras progress bar over the sentences (with
+            their rate and an ETA). Defaults to `False`.
 
     Returns:
         A list of str, one translation per source.
@@ -91,6 +95,7 @@ def translate_texts(
     token_ids = [list(tokenize_fn(text)) for text in sources]
     order = np.argsort([len(ids) for ids in token_ids], kind="stable")
     outputs = [None] * len(sources)
+    bar = keras.utils.Progbar(len(sources), unit_name="sentence") if progress else None
     for start in range(0, len(order), batch_size):
         indices = order[start : start + batch_size]
         longest = max(1, max(len(token_ids[i]) for i in indices))
@@ -106,6 +111,8 @@ def translate_texts(
         best = np.asarray(ids)[:, 0]
         for row, i in enumerate(indices):
             outputs[i] = detokenize_fn(_strip(best[row].tolist(), eos_id))
+        if bar is not None:
+            bar.update(start + len(indices))
     return outputs
 
 

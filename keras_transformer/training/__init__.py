@@ -13,6 +13,10 @@ from keras_transformer.training.fit_resumable import fit_resumable
 from keras_transformer.training.label_smoothed_cross_entropy import (
     LabelSmoothedCrossEntropy,
 )
+from keras_transformer.training.learning_curve_log import (
+    LearningCurveLog,
+    read_learning_curve,
+)
 from keras_transformer.training.masked_token_accuracy import MaskedTokenAccuracy
 from keras_transformer.training.perplexity import Perplexity
 from keras_transformer.training.rotating_checkpoints import (
@@ -24,6 +28,7 @@ from keras_transformer.training.rotating_checkpoints import (
 from keras_transformer.training.throughput import TargetTokens, ThroughputLogger
 from keras_transformer.training.time_limit import TimeLimit
 from keras_transformer.training.training_backup import TrainingBackup
+from keras_transformer.training.training_progress import TrainingProgress
 from keras_transformer.training.transformer_schedule import TransformerSchedule
 from keras_transformer.training.xla_compilation import (
     XlaCompileLog,
@@ -35,6 +40,7 @@ from keras_transformer.training.xla_compilation import (
 __all__ = [
     "STRATEGIES",
     "LabelSmoothedCrossEntropy",
+    "LearningCurveLog",
     "MaskedTokenAccuracy",
     "Perplexity",
     "RotatingCheckpoints",
@@ -42,6 +48,7 @@ __all__ = [
     "ThroughputLogger",
     "TimeLimit",
     "TrainingBackup",
+    "TrainingProgress",
     "TransformerSchedule",
     "XlaCompileLog",
     "align_trace_names",
@@ -51,6 +58,7 @@ __all__ = [
     "is_chief",
     "list_checkpoints",
     "make_strategy",
+    "read_learning_curve",
     "record_path",
     "resolve_jit_compile",
     "use_compilation_cache",

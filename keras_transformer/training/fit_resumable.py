@@ -11,6 +11,7 @@ from keras_transformer.training.rotating_checkpoints import RotatingCheckpoints
 from keras_transformer.training.throughput import ThroughputLogger
 from keras_transformer.training.time_limit import TimeLimit
 from keras_transformer.training.training_backup import TrainingBackup
+from keras_transformer.training.training_progress import TrainingProgress
 from keras_transformer.training.xla_compilation import align_trace_names
 
 
@@ -66,7 +67,10 @@ def fit_resumable(
         keep_checkpoints: int. Defaults to `5` (§6.1, base models).
         record: dict written beside each checkpoint.
         callbacks: more Keras callbacks.
-        verbose: `model.fit` verbosity.
+        verbose: 1 or `"auto"`: a bar over the run's updates with loss,
+            tokens/s and ETA, and the expected training time after the first
+            updates (`TrainingProgress`); 2: `model.fit`'s line per epoch;
+            0: silent.
         max_minutes: float or `None`. Also stop, at an epoch end, before this
             much wall-clock time has passed in this call (`TimeLimit`); a
             restarted run gets the budget again. Defaults to `None`.
@@ -114,6 +118,18 @@ def fit_resumable(
         # The train step's names, and so XLA's cache keys, the same whatever
         # ran before: preparing the data, or restoring a backup.
         align_trace_names()
+    progress = []
+    if verbose in (1, "auto"):
+        # Updates toward the run's total with an ETA, instead of fit's
+        # "Epoch 3/2000" (`TrainingProgress`).
+        accumulation = getattr(model.optimizer, "gradient_accumulation_steps", None)
+        accumulation = accumulation or 1
+        progress = [
+            TrainingProgress(
+                -(-epochs * steps_per_epoch // accumulation), accumulation, max_minutes
+            )
+        ]
+        verbose = 0
     return model.fit(
         stream,
         epochs=epochs,
@@ -125,6 +141,7 @@ def fit_resumable(
             backup,
             checkpoints,
             ThroughputLogger(),
+            *progress,
             *(
                 [keras.callbacks.TensorBoard(os.path.join(output_dir, "logs"))]
                 if is_chief(strategy)

@@ -81,7 +81,7 @@ def plot_attention(
         )
     heads = check_heads(heads, num_heads)
 
-    figure_class, canvas_class = _matplotlib()
+    figure_class, canvas_class = matplotlib_classes()
     columns = min(len(heads), _MAX_COLUMNS)
     rows = math.ceil(len(heads) / columns)
     panel_width = max(_MIN_PANEL_INCHES, _INCHES_PER_TOKEN * num_columns + 1.0)
@@ -106,9 +106,14 @@ def plot_attention(
     for ax in axes[len(heads) :]:
         ax.set_axis_off()
     figure.colorbar(image, ax=axes.tolist(), shrink=0.8)
+    return save_figure(figure, path, title, dpi)
+
+
+def save_figure(figure, path, title, dpi):
+    """Writes `figure` (with `title`, if any) to the PNG file `path`,
+    creating parent folders; returns `path` as a str."""
     if title:
         figure.suptitle(title)
-
     path = Path(os.fspath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, format="png", dpi=dpi)
@@ -146,14 +151,15 @@ def _is_int(value):
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
-def _matplotlib():
-    """Imports matplotlib on first use: it is an optional dependency."""
+def matplotlib_classes():
+    """matplotlib's `Figure` and Agg canvas, imported on first use (importing
+    the package does not load matplotlib)."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
     except ImportError as error:
         raise ImportError(
-            "Drawing attention needs matplotlib, which is not installed. "
-            'Install it with: pip install "keras-transformer[plot]"'
+            "Drawing needs matplotlib, which is not installed (it is a "
+            "dependency of keras-transformer). Install it with: pip install matplotlib"
         ) from error
     return Figure, FigureCanvasAgg

@@ -3,19 +3,22 @@ import os
 
 import pipelines
 from keras_transformer import cli
+from keras_transformer.training import read_learning_curve
 from tests.keras_transformer.cli.conftest import tiny_arguments
 
 
 def test_demo_runs_the_life_cycle_and_reports(tmp_path, capsys):
     """The demo's steps with the tiny recipe; the real run is in the README."""
     output = tmp_path / "demo"
-    argv = ["demo", "--minutes", "0.1", "--output", str(output), "--quiet"]
+    argv = ["demo", "--updates", "10", "--output", str(output), "--dev-sentences", "8"]
     argv += ["--test-sentences", "4", "--examples", "2", *tiny_arguments()]
     assert cli.main(argv) == 0
     report = json.loads((output / "report.json").read_text())
-    assert report["test_sentences"] == 4 and report["steps"] >= 5
+    # A budget in updates: exactly that many, whatever the machine's speed.
+    assert report["steps"] == 10 and report["train_steps"] == 10
+    assert report["train_minutes"] is None
+    assert report["test_sentences"] == 4
     assert report["bleu_signature"].startswith("nrefs:1")
-    assert report["train_minutes"] == 0.1
     assert os.path.isdir(report["export"])
     assert report["export"] == str(output / "export" / "1")
     assert (output / "checkpoints").is_dir() and os.path.exists(
@@ -24,8 +27,37 @@ def test_demo_runs_the_life_cycle_and_reports(tmp_path, capsys):
     assert len(report["examples"]) == 2
     for example in report["examples"]:
         assert set(example) == {"source", "reference", "translation"}
+    phases = report["phase_seconds"]
+    assert set(phases) == {
+        "prepare",
+        "train",
+        "average",
+        "evaluate",
+        "export",
+        "reload and run the export",
+        "pictures",
+    }
+    assert all(seconds >= 0 for seconds in phases.values())
+    assert sum(phases.values()) <= report["wall_seconds"] + 0.5
+    # The learning curve: a row per checkpoint (every 5 updates), with the
+    # greedy dev BLEU; both pictures are PNG files.
+    rows = read_learning_curve(str(output / "learning_curve.jsonl"))
+    assert [row["step"] for row in rows] == [5, 10]
+    assert all(0.0 <= row["dev_bleu"] <= 100.0 for row in rows)
+    assert report["pictures"] == {
+        "learning_curve": str(output / "learning_curve.png"),
+        "attention": str(output / "attention.png"),
+    }
+    for path in report["pictures"].values():
+        with open(path, "rb") as file:
+            assert file.read(4) == b"\x89PNG"
     out = capsys.readouterr().out
-    assert "sacreBLEU signatures: BLEU nrefs:1" in out and f"Wrote {output}/" in out
+    # The progress bar over the run's updates, then the closing table.
+    assert "10/10" in out and "Epoch 1/" not in out
+    assert "Expected training time" not in out  # fewer updates than measured
+    assert "BLEU" in out and report["bleu_signature"] in out
+    assert "train (10 updates)" in out and "total" in out
+    assert f"Wrote {output}/:" in out and str(output / "learning_curve.png") in out
 
 
 def test_parsing_demo_reports_f1_beside_the_baselines(tmp_path, capsys):
@@ -38,6 +70,9 @@ def test_parsing_demo_reports_f1_beside_the_baselines(tmp_path, capsys):
     assert cli.main(argv) == 0
     report = json.loads((output / "report.json").read_text())
     assert report["task"] == "parsing" and report["test_sentences"] == 4
+    # --minutes: the clock bounds training, not the recipe's updates.
+    assert report["train_minutes"] == 0.05 and report["steps"] >= 5
+    assert set(report["pictures"]) == {"learning_curve"}
     assert report["recipe"]["name"] == "gum_parsing"
     assert 0.0 <= report["f1"] <= 100.0
     # The baselines of the same 4 test trees, by the same scorer.
@@ -50,4 +85,4 @@ def test_parsing_demo_reports_f1_beside_the_baselines(tmp_path, capsys):
         tree = pipelines.parse_tree(example["tree"])
         assert " ".join(tree.words()) == example["sentence"]
     out = capsys.readouterr().out
-    assert '"flat_f1"' in out and "silver trees" in out
+    assert "flat F1" in out and "silver trees" in out

@@ -82,3 +82,46 @@ def test_an_in_process_call_leaves_warnings_and_loggers_as_they_were(capsys):
     assert "demo" in capsys.readouterr().out
     assert logger.level == 20  # INFO, as set above
     assert warnings.filters == filters
+
+
+NATIVE_LINES = (
+    "import os, sys\n"
+    "from keras_transformer.cli.startup import native_log_filter\n"
+    "with native_log_filter(verbose={verbose}):\n"
+    "    os.write(2, b'E0000 00:00:1796235919.963869   10729 cuda_platform.cc:52] "
+    "failed call to cuInit\\n')\n"
+    "    os.write(2, b'I0000 00:00:1796.1 7 port.cc:153] oneDNN notes\\n')\n"
+    "    os.write(2, b'WARNING: All log messages before absl::InitializeLog() is "
+    "called are written to STDERR\\n')\n"
+    "    os.write(2, b'F0000 00:00:1796.2 7 check.cc:9] Check failed: x\\n')\n"
+    "    print('a Python error line', file=sys.stderr)\n"
+    "    {end}\n"
+    "print('after', file=sys.stderr)\n"
+)
+
+
+def _native(verbose, end="pass"):
+    code = NATIVE_LINES.format(verbose=verbose, end=end)
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO
+    )
+
+
+def test_native_log_lines_are_dropped_and_everything_else_passes():
+    result = _native(False)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        "F0000 00:00:1796.2 7 check.cc:9] Check failed: x",
+        "a Python error line",
+        "after",
+    ]
+    assert len(_native(True).stderr.splitlines()) == 6  # --verbose: all
+
+
+def test_what_was_written_before_a_crash_still_shows():
+    result = _native(False, end="os.abort()")
+    assert result.returncode != 0
+    assert result.stderr.splitlines()[-2:] == [
+        "F0000 00:00:1796.2 7 check.cc:9] Check failed: x",
+        "a Python error line",
+    ]

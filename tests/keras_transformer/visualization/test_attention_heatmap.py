@@ -83,5 +83,5 @@ def test_missing_matplotlib_says_how_to_install_it(tmp_path, monkeypatch):
         "matplotlib.backends.backend_agg",
     ):
         monkeypatch.setitem(sys.modules, module, None)
-    with pytest.raises(ImportError, match=r'pip install "keras-transformer\[plot\]"'):
+    with pytest.raises(ImportError, match="pip install matplotlib"):
         plot_attention(_weights(), ROWS, COLUMNS, tmp_path / "x.png")

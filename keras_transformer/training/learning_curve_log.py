@@ -1,0 +1,67 @@
+"""Training loss (and dev scores, when logged) at regular steps, as JSON lines."""
+
+import json
+import os
+import time
+
+import keras
+
+from keras_transformer.training.atomic_files import atomic_write_text
+from keras_transformer.training.step_counter import optimizer_step
+from keras_transformer.validation import check_positive_int
+
+
+class LearningCurveLog(keras.callbacks.Callback):
+    """Appends `{"step", "minutes", "loss", ...}` to a JSON-lines file.
+
+    A row is written every `every_n_steps` updates (global steps, so a resumed
+    run continues the curve) with the training loss as Keras logs it (the mean
+    over the epoch so far), the minutes of training (a resumed run continues
+    from the file's last row) and whichever of `dev_bleu` and `dev_chrf` a
+    callback placed before this one added to the same batch's logs
+    (`BleuCallback` with the same `every_n_steps`). Each row is flushed as it
+    is written, so a killed run keeps its curve; rows at or past the start
+    step of a resumed run are replaced.
+    `keras_transformer.visualization.plot_learning_curve` draws the file.
+
+    Args:
+        path: str. The JSON-lines file.
+        every_n_steps: int. Updates between rows.
+    """
+
+    def __init__(self, path, every_n_steps):
+        super().__init__()
+        check_positive_int("every_n_steps", every_n_steps)
+        self.path = path
+        self.every_n_steps = every_n_steps
+
+    def on_train_begin(self, logs=None):
+        self._step = optimizer_step(self.model)
+        rows = [
+            row for row in read_learning_curve(self.path) if row["step"] <= self._step
+        ]
+        self._minutes_before = rows[-1]["minutes"] if rows else 0.0
+        self._start = time.monotonic()
+        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        atomic_write_text("".join(json.dumps(row) + "\n" for row in rows), self.path)
+
+    def on_train_batch_end(self, batch, logs=None):
+        self._step = optimizer_step(self.model)
+        if self._step % self.every_n_steps or not logs or "loss" not in logs:
+            return
+        minutes = self._minutes_before + (time.monotonic() - self._start) / 60.0
+        row = {"step": self._step, "minutes": round(minutes, 3)}
+        row["loss"] = round(float(logs["loss"]), 5)
+        for key in ("dev_bleu", "dev_chrf"):
+            if key in logs:
+                row[key] = round(float(logs[key]), 3)
+        with open(self.path, "a", encoding="utf-8") as file:
+            file.write(json.dumps(row) + "\n")
+
+
+def read_learning_curve(path):
+    """The rows of a `LearningCurveLog` file (an empty list if there is none)."""
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as file:
+        return [json.loads(line) for line in file if line.strip()]
