@@ -49,7 +49,7 @@ def run_demo(
     report it writes `learning_curve.png` (training loss, and for translation
     greedy dev BLEU on the first `dev_sentences` dev sentences, every
     checkpoint: `learning_curve.jsonl`) and, for translation, `attention.png`
-    (the encoder-decoder attention of the first example). The report's
+    (the encoder-decoder attention of the example nearest ten words). The report's
     `phase_seconds` holds the time each phase took.
 
     Args:
@@ -176,7 +176,9 @@ class _DevBleu(keras.callbacks.Callback):
 
 
 def _pictures(recipe, output, curve_path, averaged, report):
-    """`learning_curve.png`, and `attention.png` of the first example."""
+    """`learning_curve.png`, and `attention.png` of one example (the
+    encoder-decoder attention of the last layer, over the greedy
+    translation)."""
     from keras_transformer.visualization import plot_learning_curve
 
     pictures = {}
@@ -190,9 +192,14 @@ def _pictures(recipe, output, curve_path, averaged, report):
     if recipe.task == "translation" and report["examples"]:
         from keras_transformer.cli.attention import attention
 
+        # The example nearest ten words: a picture that can still be read.
+        source = min(
+            (example["source"] for example in report["examples"]),
+            key=lambda text: abs(len(text.split()) - 10),
+        )
         pictures["attention"], _ = attention(
             output,
-            report["examples"][0]["source"],
+            source,
             os.path.join(output, "attention.png"),
             weights=averaged,
             verbose=0,
@@ -269,7 +276,7 @@ def _print_report(recipe, report, output):
     """The examples, then a short table: scores, time per phase, files."""
     from keras_transformer.training.training_progress import format_seconds
 
-    print()
+    print(f"\n== results: {len(report['examples'])} test sentences by the export\n")
     if report["task"] == "parsing":
         for example in report["examples"]:
             print(f"IN:  {example['sentence']}")

@@ -1,5 +1,6 @@
 """A progress bar over the updates of a whole training run, with its ETA."""
 
+import sys
 import time
 
 import keras
@@ -64,6 +65,9 @@ class TrainingProgress(keras.callbacks.Callback):
             self.total_steps - self._initial,
             unit_name="update",
             stateful_metrics=("loss", "tokens/s", "min left"),
+            # Redrawn in place on a terminal; into a log file, a line every
+            # 10 seconds rather than one per update.
+            interval=0.05 if sys.stdout.isatty() else 10.0,
         )
 
     def on_train_batch_end(self, batch, logs=None):
@@ -92,10 +96,10 @@ class TrainingProgress(keras.callbacks.Callback):
     def _values(self, logs, now):
         values = [("loss", float(logs["loss"]))] if "loss" in logs else []
         if "tokens_per_second" in logs:
-            values.append(("tokens/s", round(float(logs["tokens_per_second"]))))
+            values.append(("tokens/s", _Shown(logs["tokens_per_second"], 0)))
         if self.max_minutes is not None:
             left = self.max_minutes - (now - self._start) / 60.0
-            values.append(("min left", round(max(left, 0.0), 1)))
+            values.append(("min left", _Shown(max(left, 0.0), 1)))
         return values
 
     def on_train_end(self, logs=None):
@@ -105,6 +109,22 @@ class TrainingProgress(keras.callbacks.Callback):
             self._bar.update(
                 self._done, self._values(logs or {}, time.monotonic()), finalize=True
             )
+
+
+class _Shown(float):
+    """A float that Keras' `Progbar` prints with `digits` decimals (it
+    formats every value with four: "tokens/s: 3845.0000")."""
+
+    def __new__(cls, value, digits):
+        shown = super().__new__(cls, value)
+        shown.digits = digits
+        return shown
+
+    def __truediv__(self, other):  # Progbar divides by a count of 1
+        return _Shown(float(self) / other, self.digits)
+
+    def __format__(self, spec):
+        return f"{float(self):,.{self.digits}f}"
 
 
 def format_seconds(seconds):
