@@ -16,6 +16,7 @@ from savedmodels.op_compatibility import (
 )
 from savedmodels.parser_module import ParserModule
 from savedmodels.translator_module import TranslatorModule
+from savedmodels.warmup import WARMUP_PATH, warmup_requests, write_warmup_file
 
 RECORD_PATH = os.path.join("assets.extra", "record.json")
 TOKENIZER_PATH = os.path.join("assets.extra", "sentencepiece.model")
@@ -43,8 +44,11 @@ def export_translator(
     never sees a half-written version. Beside the SavedModel,
     `assets.extra/record.json` holds the reproducibility record (model config,
     tokenizer fingerprint, decoding defaults, library versions and the given
-    `record`) and `assets.extra/sentencepiece.model` a copy of the tokenizer's
-    model; TF Serving ignores `assets.extra`. See `TranslatorModule` for the
+    `record`), `assets.extra/sentencepiece.model` a copy of the tokenizer's
+    model, and `assets.extra/tf_serving_warmup_requests` the requests TF
+    Serving replays when it loads the version (`savedmodels.warmup`: every
+    signature, every beam size), so that its first client does not wait for
+    the functions' lazy initialization. See `TranslatorModule` for the
     signatures. Before the version is published, `check_serving_ops` checks
     that stock TF Serving registers every op of the graph (BUILD_NOTES.md,
     "Export"); a failed check leaves no version behind.
@@ -151,6 +155,9 @@ def export_translator(
                     bar.update(3)
             extra = os.path.join(staging, "assets.extra")
             os.makedirs(extra, exist_ok=True)
+            write_warmup_file(
+                warmup_requests(module), os.path.join(staging, WARMUP_PATH)
+            )
             with open(os.path.join(staging, TOKENIZER_PATH), "wb") as file:
                 file.write(tokenizer.model_proto)
             with open(os.path.join(staging, RECORD_PATH), "w") as file:

@@ -15,8 +15,8 @@ protocols:
   format). `bytes` texts that are not UTF-8 go as `{"b64": ...}`.
 - **gRPC** (`protocol="grpc"`, port 8500) uses
   `tensorflow_serving.apis.prediction_service_pb2_grpc.PredictionServiceStub`
-  and `predict_pb2.PredictRequest`: `pip install "keras-transformer[serving]"`
-  (tensorflow-serving-api and grpcio).
+  and `predict_pb2.PredictRequest` (tensorflow-serving-api and grpcio, both
+  dependencies of the package).
 
 Behaviour on unusual input (both protocols): an empty or whitespace-only text
 gives an empty translation with score 0 (the export's rule); a batch of 0
@@ -252,8 +252,9 @@ class ServingClient:
             from tensorflow_serving.apis import prediction_service_pb2_grpc
         except ImportError as error:
             raise ImportError(
-                "The gRPC client needs tensorflow-serving-api and grpcio: "
-                'pip install "keras-transformer[serving]"'
+                "The gRPC client needs tensorflow-serving-api and grpcio, "
+                "dependencies of keras-transformer: pip install "
+                '"tensorflow-serving-api>=2.21,<2.22"'
             ) from error
         options = [
             ("grpc.max_send_message_length", _GRPC_MAX_MESSAGE_BYTES),
