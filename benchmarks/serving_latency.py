@@ -14,11 +14,18 @@ tokens at most) on sentences of the bundled test split:
   runs, in sentences per second.
 
 Both come after one warm-up call per batch size (the first call instantiates
-the graph's functions: `warmup_s`). Prints one JSON line: {"config",
+the graph's functions: `warmup_s`). In fresh processes it also times the
+first single-sentence call after `tf.saved_model.load`, without the export's
+warm-up file (`first_call_cold_s`) and after replaying it as TF Serving does
+at load (`warmup_replay_s` for its `warmup_records`, then
+`first_call_after_replay_s`; `warm_call_s` is the second call). Prints one
+JSON line: {"config",
 "backend", "beam_size", "alpha", "max_extra_length", "max_input_length",
 "vocab_size", "requests", "p50_ms", "p95_ms", "batch", "batch_seconds",
 "sentences_per_s", "mean_source_pieces", "mean_output_pieces", "export_s",
-"load_s", "warmup_s", "tensorflow", "cpus"}. Weights are random, so
+"load_s", "warmup_s", "first_call_cold_s", "warmup_replay_s",
+"warmup_records", "first_call_after_replay_s", "warm_call_s", "tensorflow",
+"cpus"}. Weights are random, so
 hypotheses seldom end early (eos is 1 of `vocab_size` pieces): most run to
 their length limit, which makes these numbers an upper bound for a trained
 model of this size (`mean_output_pieces`, best hypotheses of the batch
@@ -99,7 +106,11 @@ def main():
     parser.add_argument("--requests", type=int, default=100)
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=3)
+    # Internal: one first-call measurement in a fresh process (see below).
+    parser.add_argument("--first-call", nargs=2, metavar=("EXPORT", "REPLAY"))
     args = parser.parse_args()
+    if args.first_call:
+        return _first_call(*args.first_call)
 
     keras.utils.set_random_seed(0)  # before the tokenizer (tensorflow-text quirk)
     pairs = load_bundled("libreoffice_help", "en-de", "train")
@@ -125,6 +136,9 @@ def main():
             max_input_length=args.max_input_length,
         )
         export_s = time.perf_counter() - start
+        # Each in its own process: a function that one load instantiated
+        # could be cached for the next load in the same process.
+        cold, warm = (_first_call_process(path, replay) for replay in ("0", "1"))
         start = time.perf_counter()
         loaded = tf.saved_model.load(path)
         serve = loaded.signatures["serving_default"]
@@ -187,11 +201,60 @@ def main():
                 "export_s": round(export_s, 1),
                 "load_s": round(load_s, 1),
                 "warmup_s": round(warmup_s, 1),
+                "first_call_cold_s": cold["first_call_s"],
+                "warmup_replay_s": warm["replay_s"],
+                "warmup_records": warm["records"],
+                "first_call_after_replay_s": warm["first_call_s"],
+                "warm_call_s": warm["second_call_s"],
                 "tensorflow": tf.__version__,
                 "cpus": os.cpu_count(),
             }
         ),
         flush=True,
+    )
+
+
+def _first_call_process(path, replay):
+    """`_first_call` in a fresh Python process; its JSON line as a dict."""
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, __file__, "--first-call", path, replay],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def _first_call(path, replay):
+    """Loads the export, replays its warm-up file if `replay == "1"` (what
+    TF Serving does while it loads a version), then times the first and the
+    second single-sentence `serving_default` call; prints a JSON line."""
+    import tensorflow_text  # noqa: F401  (the SavedModel's tokenizer ops)
+
+    from savedmodels.warmup import replay_warmup
+
+    loaded = tf.saved_model.load(path)
+    start = time.perf_counter()
+    records = replay_warmup(loaded, path) if replay == "1" else 0
+    replay_s = time.perf_counter() - start
+    text = tf.constant(test_sentences(1))
+    calls = []
+    for _ in range(2):
+        start = time.perf_counter()
+        loaded.signatures["serving_default"](text=text)["translations"].numpy()
+        calls.append(time.perf_counter() - start)
+    print(
+        json.dumps(
+            {
+                "records": records,
+                "replay_s": round(replay_s, 2),
+                "first_call_s": round(calls[0], 3),
+                "second_call_s": round(calls[1], 3),
+            }
+        )
     )
 
 
