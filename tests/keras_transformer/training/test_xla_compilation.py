@@ -102,8 +102,9 @@ def _train(run_dir, steps):
 
     argv = ["train", "--recipe", "demo", "--run-dir", str(run_dir), "--xla", "on"]
     argv += ["--train-steps", str(steps)]
-    # Three bucket lengths per side (8, 32, 96): a few batch shapes.
-    argv += tiny_arguments("bucket_scale=4.0", "tokens_per_batch=1024")
+    # Two bucket lengths per side (8, 96): a few batch shapes, each compiled
+    # in seconds.
+    argv += tiny_arguments("bucket_scale=12.0", "tokens_per_batch=1024")
     argv += ["--set", "max_tokens_per_replica=1024"]
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     env.pop("TF_XLA_FLAGS", None)
@@ -128,13 +129,13 @@ def test_a_resumed_run_loads_every_shape_from_the_compilation_cache(tmp_path):
     from pipelines import batch_shapes  # noqa: PLC0415
 
     run_dir = tmp_path / "run"
-    first = _train(run_dir, 10)
+    first = _train(run_dir, 5)
     run = RunDirectory(str(run_dir))
     recipe = Recipe.from_dict(json.loads((run_dir / "recipe.json").read_text()))
     config, _ = batching_plan(recipe, static=True)
     shapes = batch_shapes(read_cache(run), config)
     assert len(shapes) > 1 and f"XLA: {len(shapes)} batch shapes" in first
-    shutil.copytree(run_dir / "backup", tmp_path / "backup_at_10")
+    shutil.copytree(run_dir / "backup", tmp_path / "backup_at_5")
 
     def compiled(output):
         return int(re.search(r"XLA: (\d+) batch shape\(s\) compiled", output)[1])
@@ -143,15 +144,15 @@ def test_a_resumed_run_loads_every_shape_from_the_compilation_cache(tmp_path):
         return len(list((run_dir / "xla_cache").glob("xla_compile_cache__*.pb")))
 
     assert compiled(first) == cache_files() >= 1
-    # Steps 10-25 resumed: new shapes may compile, those of steps 0-10 not.
-    second = _train(run_dir, 25)
+    # Steps 5-10 resumed: new shapes may compile, those of steps 0-5 not.
+    second = _train(run_dir, 10)
     cached = cache_files()
     assert compiled(second) == cached - compiled(first)
     assert cached <= len(shapes)  # each shape at most once, across processes
-    # The same steps resumed again from the step-10 backup: nothing compiles.
+    # The same steps resumed again from the step-5 backup: nothing compiles.
     shutil.rmtree(run_dir / "backup")
-    shutil.copytree(tmp_path / "backup_at_10", run_dir / "backup")
-    third = _train(run_dir, 25)
+    shutil.copytree(tmp_path / "backup_at_5", run_dir / "backup")
+    third = _train(run_dir, 10)
     assert "XLA: 0 batch shape(s) compiled in this run, 0.0 s" in third
     assert cache_files() == cached
-    assert "(step 25)" in third
+    assert "(step 10)" in third
