@@ -12,6 +12,7 @@ import pytest
 import tensorflow_datasets as tfds
 
 from keras_transformer import cli
+from tests.keras_transformer.models.parameter_count import config_count
 
 README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
 
@@ -29,15 +30,31 @@ def test_layer_reuse_example_builds_a_working_model():
     assert tuple(classifier(ids).shape) == (2, 2)
 
 
-def test_model_example_parameter_count_is_true():
+class _CountedModel:
+    """Stands in for `build_transformer(config)`: its parameter count from the
+    config by the paper's formula, which the built models' count is tested
+    against (tests/keras_transformer/models/test_builder.py)."""
+
+    def __init__(self, config):
+        self.config = config
+
+    def count_params(self):
+        return config_count(self.config)
+
+
+def test_model_example_parameter_count_is_true(monkeypatch):
     (block,) = [b for b in _python_blocks() if "count_params()" in b]
-    assert "63,082,496" in block  # checked by tests/.../models/test_builder.py
+    assert "63,082,496" in block
     setup = block.split("logits =")[0]
+    assert "model = build_transformer(config)" in setup
+    # The 63M-parameter model is not built: building it is tested elsewhere.
+    monkeypatch.setattr("keras_transformer.build_transformer", _CountedModel)
     namespace = {}
     exec(
         setup.replace("model.count_params()", "count = model.count_params()"), namespace
     )
     assert namespace["count"] == 63_082_496
+    assert namespace["config"].source_vocab_size == 37_000
 
 
 def test_decoding_example_runs_on_a_tiny_model():

@@ -1,16 +1,7 @@
 import pytest
 
 from keras_transformer import TransformerConfig, build_transformer
-
-
-def _hand_count(vocab, n, d, d_ff, h, d_k, d_v):
-    """Parameters of §3 with a shared, tied embedding (no output bias)."""
-    attention = d * h * d_k * 2 + h * d_k * 2 + d * h * d_v + h * d_v + h * d_v * d + d
-    feed_forward = d * d_ff + d_ff + d_ff * d + d
-    norm = 2 * d
-    encoder_layer = attention + feed_forward + 2 * norm
-    decoder_layer = 2 * attention + feed_forward + 3 * norm
-    return vocab * d + n * (encoder_layer + decoder_layer)
+from tests.keras_transformer.models.parameter_count import config_count, hand_count
 
 
 @pytest.mark.parametrize(
@@ -22,15 +13,7 @@ def test_parameter_counts_with_a_shared_37000_token_vocabulary(
 ):
     config = TransformerConfig.from_preset(preset, source_vocab_size=37_000)
     count = build_transformer(config).count_params()
-    hand = _hand_count(
-        37_000,
-        config.num_layers,
-        config.d_model,
-        config.d_ff,
-        config.num_heads,
-        config.key_dim,
-        config.value_dim,
-    )
+    hand = config_count(config)
     assert count == hand  # base 63,082,496; big 214,245,376
     assert abs(count / 1e6 - expected_millions) / expected_millions < 0.005
 
@@ -60,6 +43,6 @@ def test_builder_passes_every_field():
     assert model.source_embedding.input_dim == 40
     assert model.target_embedding.input_dim == 50
     assert model.encoder_position.sequence_length == 20
-    assert model.count_params() == _hand_count(0, 1, 32, 48, 8, 16, 4) + (
+    assert model.count_params() == hand_count(0, 1, 32, 48, 8, 16, 4) + (
         40 * 32 + 50 * 32 + 2 * 20 * 32 + 2 * 2 * 32
     )
