@@ -31,6 +31,12 @@ when both run in one process, which a comparison across runs is not.
 
     python benchmarks/decoding_speed.py --modes xla ct2 ct2_int8 --processes 5
 
+`graph_int8` and `xla_int8` run our model after Keras' `model.quantize("int8")`
+(int8 kernels of every Dense, EinsumDense and embedding layer), in graph mode
+and with XLA:
+
+    python benchmarks/decoding_speed.py --modes graph graph_int8 ct2_int8
+
 Every line also has `matmul_peak_gflops`, the process's fp32 matmul peak
 (`training_speed.matmul_peak_gflops`), on TensorFlow.
 """
@@ -156,10 +162,15 @@ def run_ours(config, source, mode, method, output_tokens, repeats):
     """Seconds (first call, then median of `repeats`) of `compiled_translate`."""
     keras.utils.set_random_seed(0)
     model = build_transformer(config)
+    if mode.endswith("_int8"):
+        # Keras' int8 weights: Dense, EinsumDense and (Reversible)Embedding
+        # kernels in int8 with per-channel scales, activations quantized on
+        # the fly (`Model.quantize`).
+        model.quantize("int8")
     fn = compiled_translate(
         model,
         METHODS[method],  # the paper's alpha 0.6 for beam search
-        jit_compile=mode != "graph",
+        jit_compile=mode.split("_")[0] != "graph",
         eos_id=-1,  # never produced: every hypothesis has `output_tokens` tokens
         max_length=output_tokens,
     )

@@ -1,43 +1,48 @@
-"""Serving latency and throughput of the exported translator (SavedModel).
+"""Serving latency and throughput of the exported translator (SavedModel),
+beside in-process decoding on the same weights.
 
 Exports the issue's `small` config (shared vocabulary of `--vocab-size`
 SentencePiece pieces trained on the bundled LibreOffice help en-de corpus;
-d_model 256, 4 heads, d_ff 1024, 3 + 3 layers; random weights) with
-`export_translator`, loads it back with `tf.saved_model.load` (tensorflow +
-tensorflow-text, as any Python client would) and times the `serving_default`
-signature (beam 4, alpha 0.6, source length + `--max-extra-length` output
-tokens at most) on sentences of the bundled test split:
+d_model 256, 4 heads, d_ff 1024, 3 + 3 layers; random weights), or with
+`--run-dir` a trained run (its averaged weights, tokenizer and input length,
+as `keras-transformer export` writes it), with `export_translator`, loads it
+back with `tf.saved_model.load` (tensorflow + tensorflow-text, as any Python
+client would) and times the `serving_default` signature (beam 4, alpha 0.6,
+source length + `--max-extra-length` output tokens at most) on sentences of
+the bundled test split:
 
 - **latency**: `--requests` single-sentence requests, one after the other
-  (p50 and p95 in milliseconds);
+  (`p50_ms`, `p95_ms`);
 - **throughput**: a batch of `--batch` sentences, the median of `--repeats`
-  runs, in sentences per second.
+  runs (`batch_seconds`, `sentences_per_s`).
 
 Both come after one warm-up call per batch size (the first call instantiates
-the graph's functions: `warmup_s`). In fresh processes it also times the
+the graph's functions: `warmup_s`). The same requests, as the ids the
+export makes of them, then go through in-process `compiled_translate` on the
+same model, warm (every source shape traced first): in graph mode, the
+search the signatures run (`in_process_graph_p50_ms`, `_p95_ms`,
+`_batch_seconds`), and with XLA for the batch
+(`in_process_xla_batch_seconds`). `batch_ratio` and `p50_ratio` are the
+export's figures over graph mode's. In fresh processes it also times the
 first single-sentence call after `tf.saved_model.load`, without the export's
 warm-up file (`first_call_cold_s`) and after replaying it as TF Serving does
 at load (`warmup_replay_s` for its `warmup_records`, then
-`first_call_after_replay_s`; `warm_call_s` is the second call). Prints one
-JSON line: {"config",
-"backend", "beam_size", "alpha", "max_extra_length", "max_input_length",
-"vocab_size", "requests", "p50_ms", "p95_ms", "batch", "batch_seconds",
-"sentences_per_s", "mean_source_pieces", "mean_output_pieces", "export_s",
-"load_s", "warmup_s", "first_call_cold_s", "warmup_replay_s",
-"warmup_records", "first_call_after_replay_s", "warm_call_s", "tensorflow",
-"cpus"}. Weights are random, so
-hypotheses seldom end early (eos is 1 of `vocab_size` pieces): most run to
-their length limit, which makes these numbers an upper bound for a trained
-model of this size (`mean_output_pieces`, best hypotheses of the batch
-through the `translate_ids` signature, says how long the outputs were).
-In-process: no network, no TF Serving batching.
+`first_call_after_replay_s`; `warm_call_s` is the second call, and
+`first_call_after_replay_ratio` the first over it). Prints one JSON line.
 
-The export's decoding buffer has `max_input_length + max_extra_length`
-positions for every request (`TranslatorModule`), 256 + 50 by default: the
-cost of a step grows with it, not with the sentence. `--max-input-length`
-exports a smaller buffer (longer inputs are truncated).
+With random weights hypotheses seldom end early (eos is 1 of `vocab_size`
+pieces): most run to their length limit, which makes these numbers an upper
+bound for a trained model of this size (`mean_output_pieces`, best
+hypotheses of the batch through the `translate_ids` signature, says how long
+the outputs were). In-process: no network, no TF Serving batching.
+
+The export's decoding buffer follows each request: its longest source plus
+the extra length (`TranslatorModule`), as in-process `translate`'s does.
+`--max-input-length` sets the longest input the export accepts (longer
+inputs are truncated).
 
     python benchmarks/serving_latency.py
+    python benchmarks/serving_latency.py --run-dir keras-transformer-demo
     python benchmarks/serving_latency.py --requests 20 --repeats 1 \
         --max-extra-length 10 --max-input-length 64
 """
@@ -59,7 +64,10 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from keras_transformer import TransformerConfig, build_transformer  # noqa: E402
-from keras_transformer.decoding.decoding_config import DecodingConfig  # noqa: E402
+from keras_transformer.decoding import (  # noqa: E402
+    DecodingConfig,
+    compiled_translate,
+)
 from keras_transformer.process_defaults import tune_memory  # noqa: E402
 from pipelines import (  # noqa: E402
     EOS_ID,
@@ -94,14 +102,16 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", default="small", choices=CONFIGS)
     parser.add_argument("--vocab-size", type=int, default=8000)
+    # A trained run instead of random weights: its averaged weights (else its
+    # newest checkpoint), tokenizer and the export arguments `export` uses.
+    parser.add_argument("--run-dir", default=None)
     parser.add_argument("--beam-size", type=int, default=DecodingConfig().beam_size)
     parser.add_argument("--alpha", type=float, default=DecodingConfig().alpha)
     parser.add_argument(
         "--max-extra-length", type=int, default=DecodingConfig().max_extra_length
     )
-    # None: the model's max_sequence_length (256), the export's default. The
-    # decoding buffer has max_input_length + max_extra_length positions for
-    # every request, whatever the sentence's length.
+    # None: the model's max_sequence_length (256), the export's default (with
+    # --run-dir: the recipe's training length, as `export` does).
     parser.add_argument("--max-input-length", type=int, default=None)
     parser.add_argument("--requests", type=int, default=100)
     parser.add_argument("--batch", type=int, default=64)
@@ -112,28 +122,22 @@ def main():
     if args.first_call:
         return _first_call(*args.first_call)
 
-    keras.utils.set_random_seed(0)  # before the tokenizer (tensorflow-text quirk)
-    pairs = load_bundled("libreoffice_help", "en-de", "train")
-    tokenizer = SentencePieceTokenizer.train(
-        sample_texts(pairs, max_pairs=5000), vocab_size=args.vocab_size
+    decoding = DecodingConfig(
+        beam_size=args.beam_size,
+        alpha=args.alpha,
+        max_extra_length=args.max_extra_length,
     )
-    config = TransformerConfig(
-        dropout=0.0, source_vocab_size=tokenizer.vocab_size, **CONFIGS[args.config]
-    )
-    model = build_transformer(config)
+    model, tokenizer, max_input_length, weights = _model(args)
+    sentences = test_sentences(max(args.requests, args.batch))
     with tempfile.TemporaryDirectory() as base:
         start = time.perf_counter()
         path = export_translator(
             model,
             tokenizer,
             base,
-            decoding=DecodingConfig(
-                beam_size=args.beam_size,
-                alpha=args.alpha,
-                max_extra_length=args.max_extra_length,
-            ),
+            decoding=decoding,
             max_beam_size=args.beam_size,
-            max_input_length=args.max_input_length,
+            max_input_length=max_input_length,
         )
         export_s = time.perf_counter() - start
         # Each in its own process: a function that one load instantiated
@@ -144,27 +148,21 @@ def main():
         serve = loaded.signatures["serving_default"]
         load_s = time.perf_counter() - start
 
-        sentences = test_sentences(max(args.requests, args.batch))
         batch = tf.constant(sentences[: args.batch])
         start = time.perf_counter()
         serve(text=tf.constant(sentences[:1]))
         serve(text=batch)
         warmup_s = time.perf_counter() - start
 
-        latencies = []
-        for sentence in sentences[: args.requests]:
-            start = time.perf_counter()
-            serve(text=tf.constant([sentence]))["translations"].numpy()
-            latencies.append(time.perf_counter() - start)
-        times = []
-        for _ in range(args.repeats):
-            start = time.perf_counter()
-            serve(text=batch)["translations"].numpy()
-            times.append(time.perf_counter() - start)
+        served = _timings(
+            lambda text: serve(text=text)["translations"].numpy(),
+            [tf.constant([s]) for s in sentences[: args.requests]],
+            batch,
+            args.repeats,
+        )
 
         # Output lengths (not timed): the same search on ids, made by the
         # export's own text-to-ids path.
-        max_input_length = args.max_input_length or model.max_sequence_length
         source_ids = encode_sources(
             tokenizer, sentences[: args.batch], max_input_length
         ).to_tensor()
@@ -176,26 +174,58 @@ def main():
             n_best=tf.constant(1),
         )["ids"].numpy()[:, 0]
 
-    batch_seconds = statistics.median(times)
+    # In process, on the same weights and the same ids: `compiled_translate`
+    # in graph mode (the signatures' search) and with XLA (batch only: XLA
+    # compiles once per source shape). Every shape is traced (and compiled)
+    # by an untimed call first: these are warm figures.
+    singles = [
+        encode_sources(tokenizer, [s], max_input_length).to_tensor()
+        for s in sentences[: args.requests]
+    ]
+    in_process = {}
+    for name, jit in (("graph", False), ("xla", True)):
+        search = compiled_translate(model, decoding, jit_compile=jit)
+
+        def run(ids, search=search):
+            return search(ids)[0].numpy()
+
+        for shape_ids in {tuple(s.shape): s for s in singles}.values():
+            if not jit:
+                run(shape_ids)
+        run(source_ids)
+        in_process[name] = _timings(
+            run, [] if jit else singles, source_ids, args.repeats
+        )
+
     source = source_ids.numpy()
     source_pieces = np.sum((source != PAD_ID) & (source != EOS_ID), axis=-1)
     output_pieces = np.sum((ids != PAD_ID) & (ids != EOS_ID), axis=-1)
+    graph = in_process["graph"]
     print(
         json.dumps(
             {
-                "config": args.config,
+                "config": args.config if args.run_dir is None else "trained",
+                "weights": weights,
                 "backend": keras.backend.backend(),
                 "beam_size": args.beam_size,
                 "alpha": args.alpha,
                 "max_extra_length": args.max_extra_length,
-                "max_input_length": args.max_input_length or model.max_sequence_length,
+                "max_input_length": max_input_length,
                 "vocab_size": tokenizer.vocab_size,
                 "requests": args.requests,
-                "p50_ms": round(1000 * float(np.percentile(latencies, 50)), 1),
-                "p95_ms": round(1000 * float(np.percentile(latencies, 95)), 1),
+                "p50_ms": served["p50_ms"],
+                "p95_ms": served["p95_ms"],
                 "batch": args.batch,
-                "batch_seconds": round(batch_seconds, 3),
-                "sentences_per_s": round(args.batch / batch_seconds, 1),
+                "batch_seconds": served["batch_seconds"],
+                "sentences_per_s": round(args.batch / served["batch_seconds"], 1),
+                "in_process_graph_p50_ms": graph["p50_ms"],
+                "in_process_graph_p95_ms": graph["p95_ms"],
+                "in_process_graph_batch_seconds": graph["batch_seconds"],
+                "in_process_xla_batch_seconds": in_process["xla"]["batch_seconds"],
+                "batch_ratio": round(
+                    served["batch_seconds"] / graph["batch_seconds"], 3
+                ),
+                "p50_ratio": round(served["p50_ms"] / graph["p50_ms"], 3),
                 "mean_source_pieces": round(float(np.mean(source_pieces)), 1),
                 "mean_output_pieces": round(float(np.mean(output_pieces)), 1),
                 "export_s": round(export_s, 1),
@@ -206,12 +236,67 @@ def main():
                 "warmup_records": warm["records"],
                 "first_call_after_replay_s": warm["first_call_s"],
                 "warm_call_s": warm["second_call_s"],
+                "first_call_after_replay_ratio": round(
+                    warm["first_call_s"] / warm["second_call_s"], 2
+                ),
                 "tensorflow": tf.__version__,
                 "cpus": os.cpu_count(),
             }
         ),
         flush=True,
     )
+
+
+def _model(args):
+    """`(model, tokenizer, max_input_length, weights)`: the `small` config
+    with random weights and a tokenizer trained here, or a run's trained
+    model (`--run-dir`) with the export's input length."""
+    if args.run_dir is not None:
+        from keras_transformer.cli.export import translator_arguments
+        from keras_transformer.cli.trained_model import load_trained_model
+
+        recipe, tokenizer, model, weights = load_trained_model(args.run_dir)
+        max_input_length = (
+            args.max_input_length or (translator_arguments(recipe)["max_input_length"])
+        )
+        return model, tokenizer, max_input_length, weights
+    keras.utils.set_random_seed(0)  # before the tokenizer (tensorflow-text quirk)
+    pairs = load_bundled("libreoffice_help", "en-de", "train")
+    tokenizer = SentencePieceTokenizer.train(
+        sample_texts(pairs, max_pairs=5000), vocab_size=args.vocab_size
+    )
+    config = TransformerConfig(
+        dropout=0.0, source_vocab_size=tokenizer.vocab_size, **CONFIGS[args.config]
+    )
+    model = build_transformer(config)
+    max_input_length = args.max_input_length or model.max_sequence_length
+    return model, tokenizer, max_input_length, "random"
+
+
+def _timings(call, singles, batch, repeats):
+    """`call` on each single request in turn (p50 and p95 in ms; `None`
+    without singles) and on `batch`, `repeats` times (the median, seconds)."""
+    latencies = []
+    for single in singles:
+        start = time.perf_counter()
+        call(single)
+        latencies.append(time.perf_counter() - start)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call(batch)
+        times.append(time.perf_counter() - start)
+
+    def percentile(q):
+        if not latencies:
+            return None
+        return round(1000 * float(np.percentile(latencies, q)), 1)
+
+    return {
+        "p50_ms": percentile(50),
+        "p95_ms": percentile(95),
+        "batch_seconds": round(statistics.median(times), 3),
+    }
 
 
 def _first_call_process(path, replay):

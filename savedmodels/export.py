@@ -207,7 +207,7 @@ def _record(model, tokenizer, module, record):
             "max_beam_size": module.max_beam_size,
             "max_extra_length_limit": module.max_extra_length_limit,
             "max_input_length": module.max_input_length,
-            "buffer_length": module.buffer_length,
+            "max_buffer_length": module.max_buffer_length,
         },
         "signatures": sorted(module.signatures()),
         "versions": {

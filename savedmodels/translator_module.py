@@ -35,10 +35,15 @@ Choices, all recorded in `BUILD_NOTES.md`:
   `max_input_length` positions, by default the model's `max_sequence_length`;
   the command line passes the recipe's training length); `translate_ids`
   keeps the first `max_input_length` columns.
-- **Fixed buffer**: the decoding buffer has `max_input_length +
-  max_extra_length_limit` positions for every batch (the search's buffer size
-  must be a Python int); each sentence still stops at its own source length +
-  `max_extra_length` (paper §6.1), so results equal Python `translate`.
+- **A buffer per batch**: the decoding buffer has S + `max_extra_length`
+  positions, S the request's longest source (its padded width) and
+  `max_extra_length` the request's, exactly the buffer Python `translate`
+  makes for the same ids, so results equal it. The buffer size is a run-time
+  tensor (the searches run in TensorFlow graph mode, not XLA: on CPU graph
+  mode decodes faster, `BUILD_NOTES.md`, "Serving"), so a short request does
+  not pay for the longest input the export accepts (`max_input_length +
+  max_extra_length_limit`, the most it can be). Each sentence still stops at
+  its own source length + `max_extra_length` (paper §6.1).
 - **Empty input** (no piece: empty or whitespace-only text, or a row of only
   pad/eos ids) gives empty translations with score 0.
 - **Invalid UTF-8** is replaced, not refused (`encode_sources`): each invalid
@@ -168,10 +173,11 @@ class TranslatorModule(tf.Module):
         self.max_beam_size = max_beam_size
         self.max_extra_length_limit = max_extra_length_limit
         self.max_input_length = max_input_length
+        # The largest decoding buffer a request can get (see `_run`).
         buffer_length = max_input_length + max_extra_length_limit
         if model.position_encoding == "learned":
             buffer_length = min(buffer_length, model.max_sequence_length)
-        self.buffer_length = buffer_length
+        self.max_buffer_length = buffer_length
 
         # Tracked: the tokenizer (its SentencePiece resource) and the weights.
         # The Keras model itself stays out of the object graph, in a closure.
@@ -188,9 +194,7 @@ class TranslatorModule(tf.Module):
         if target_tokenizer is not None:
             self.target_tokenizer = target_tokenizer
         self.model_variables = [v.value for v in model.variables]
-        self._search = _make_search(
-            model, decoding, buffer_length, max_beam_size, constraint
-        )
+        self._search = _make_search(model, decoding, max_beam_size, constraint)
 
         self.serving_default = tf.function(
             self._serving_default, input_signature=[TEXT_SPEC], autograph=False
@@ -272,7 +276,13 @@ class TranslatorModule(tf.Module):
         )
         with tf.control_dependencies(checks):
             source_ids = tf.identity(source_ids)
-        arguments = (source_ids, alpha, max_extra_length, word_counts)
+        # The buffer follows the request, as Python `translate`'s does: the
+        # longest source S plus the request's extra length (at least 1 for an
+        # empty batch), at most the export's largest.
+        buffer_length = tf.clip_by_value(
+            tf.shape(source_ids)[1] + max_extra_length, 1, self.max_buffer_length
+        )
+        arguments = (source_ids, alpha, max_extra_length, buffer_length, word_counts)
         if isinstance(beam_size, int):
             ids, scores = self._search[beam_size](*arguments)
         else:
@@ -332,14 +342,15 @@ def _check_request(beam_size, alpha, max_extra_length, n_best, max_beam_size, li
     ]
 
 
-def _make_search(model, decoding, buffer_length, max_beam_size, constraint=None):
-    """`{K: fn(source_ids, alpha, max_extra_length, word_counts) -> (ids
-    [B, K_max, T], scores [B, K_max])}`, Python `translate` with `decoding` at
-    beam size K (and `constraint`, over `word_counts`), padded to
+def _make_search(model, decoding, max_beam_size, constraint=None):
+    """`{K: fn(source_ids, alpha, max_extra_length, buffer_length, word_counts)
+    -> (ids [B, K_max, T], scores [B, K_max])}`, Python `translate` with
+    `decoding` at beam size K (and `constraint`, over `word_counts`) on a
+    buffer of `buffer_length` (a scalar tensor) positions, padded to
     `max_beam_size` hypotheses (score -inf) so that every K has one shape."""
 
     def search(beam_size):
-        def fn(source_ids, alpha, max_extra_length, word_counts):
+        def fn(source_ids, alpha, max_extra_length, buffer_length, word_counts):
             if not isinstance(alpha, float):
                 # Checked in the graph by `_check_request`.
                 alpha = tf.cast(alpha, tf.float32)
@@ -356,7 +367,7 @@ def _make_search(model, decoding, buffer_length, max_beam_size, constraint=None)
                 config,
                 bos_id=BOS_ID,
                 eos_id=EOS_ID,
-                max_length=buffer_length,
+                max_length=tf.cast(buffer_length, tf.int32),
                 constraint=constraint,
                 word_counts=word_counts,
             )

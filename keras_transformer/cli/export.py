@@ -24,8 +24,9 @@ def export(
     beside the export names the weights, the averaged steps and, when
     `evaluate` has run on the test split, its BLEU and signature. Inputs are
     truncated to the recipe's training length (`max_train_length` positions,
-    eos included), which also bounds the export's fixed decoding buffer
-    (`max_train_length` + `max_extra_length`); see `translator_arguments`.
+    eos included), which also bounds the export's decoding buffer (sized per
+    request, at most `max_train_length` + `max_extra_length`); see
+    `translator_arguments`.
     `tf_text_version` is the tensorflow-text release of the target TF Serving
     for the op check: `None` for the release stock TF Serving links
     (`savedmodels.export_translator`'s default), `"none"` to skip the check.

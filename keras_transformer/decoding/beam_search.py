@@ -47,6 +47,12 @@ def _is_valid(log_probs):
     return ops.greater(log_probs, NEG_INF / 2)
 
 
+def _is_int_scalar_tensor(x):
+    """Whether `x` is a scalar int32 tensor (a run-time buffer size)."""
+    shape = getattr(x, "shape", None)
+    return shape is not None and len(shape) == 0 and "int32" in str(x.dtype)
+
+
 def _take_beams(x, indices):
     """`x[b, indices[b, k], ...]` for `x` `[B, K_in, ...]`, `indices` `[B, K]`."""
     indices = ops.cast(indices, "int32")
@@ -106,8 +112,10 @@ def beam_search(
             check). The length penalty's exponent (the paper uses 0.6); 0 ranks
             by log probability alone.
         eos_id: int. End of sentence.
-        max_length: int. T, the size of the buffers: the most tokens any
-            sentence may generate.
+        max_length: int, or a scalar int32 tensor (positive; checked by
+            the caller) where the backend allows run-time shapes (TensorFlow
+            graph mode, not XLA or JAX). T, the size of the buffers: the most
+            tokens any sentence may generate.
         max_lengths: optional int tensor `[B]`: the most tokens each sentence
             may generate (paper §6.1: source length + 50), clipped to
             `[1, max_length]`. A beam that reaches its sentence's limit
@@ -154,10 +162,11 @@ def beam_search(
             "`alpha` must be >= 0: the early-termination bound assumes a length "
             f"penalty that grows with length. Received: alpha={alpha}"
         )
-    if not isinstance(max_length, int) or max_length < 1:
+    is_int = isinstance(max_length, int) and not isinstance(max_length, bool)
+    if not (is_int and max_length >= 1) and not _is_int_scalar_tensor(max_length):
         raise ValueError(
-            "`max_length` must be a positive integer. "
-            f"Received: max_length={max_length}"
+            "`max_length` must be a positive integer (or a scalar int32 "
+            f"tensor). Received: max_length={max_length}"
         )
     k = beam_size
     batch_size = ops.shape(initial_ids)[0]

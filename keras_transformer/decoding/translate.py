@@ -46,14 +46,17 @@ def output_lengths(source_ids, max_extra_length, max_length=None, model=None):
             unless `max_length` is given.
         max_extra_length: int, or a scalar int tensor when `max_length` is
             given. Tokens allowed beyond the source length.
-        max_length: optional int. The buffer size T. Defaults to
+        max_length: optional int, or a scalar int32 tensor (TensorFlow
+            graph mode: a buffer sized per batch, as the exported
+            translator's). The buffer size T. Defaults to
             `S + max_extra_length`.
         model: optional `Transformer`. With learned positions, T is capped at
             its `max_sequence_length` (there are no embeddings beyond it).
 
     Returns:
-        A tuple `(T, max_lengths)`: the static buffer size and an int32 `[B]`
-        tensor, source length + `max_extra_length` clipped to `[1, T]`.
+        A tuple `(T, max_lengths)`: the buffer size (an int, or the scalar
+        tensor given) and an int32 `[B]` tensor, source length +
+        `max_extra_length` clipped to `[1, T]`.
     """
     if max_length is None:
         width = source_ids.shape[1]
@@ -69,7 +72,10 @@ def output_lengths(source_ids, max_extra_length, max_length=None, model=None):
             )
         max_length = int(width) + max_extra_length
     if getattr(model, "position_encoding", None) == "learned":
-        max_length = min(max_length, model.max_sequence_length)
+        if isinstance(max_length, int):
+            max_length = min(max_length, model.max_sequence_length)
+        else:
+            max_length = ops.minimum(max_length, model.max_sequence_length)
     # [B, S] -> [B], the number of real source tokens
     source_lengths = ops.sum(
         ops.cast(ops.not_equal(source_ids, PAD_ID), "int32"), axis=1
@@ -130,7 +136,8 @@ def _beam_shared_step(model, encoder_cache, beam_size):
         # [B*K] -> [B*K, 1]: position `index` of beam row r is in slot r % K
         own = ops.expand_dims(ops.mod(ops.arange(rows, dtype="int32"), k), 1)
         history = ops.slice_update(state["history"], [0, index], own)
-        length = history.shape[1]
+        # T: static, or a run-time buffer size (`translate`'s `max_length`)
+        length = history.shape[1] or ops.shape(history)[1]
         # [B*K, L, 1] == [K] -> [B*K, L, K] -> [B, K, L*K], slot p*K + j
         mask = ops.equal(ops.expand_dims(history, -1), ops.arange(k, dtype="int32"))
         mask = ops.reshape(mask, (-1, k, length * k))
@@ -208,7 +215,10 @@ def translate(
         bos_id: int. The first decoder input. Defaults to `BOS_ID` (2).
         eos_id: int. End of sentence. Defaults to `EOS_ID` (3).
         max_length: optional int. Buffer size T. Defaults to
-            `S + config.max_extra_length`.
+            `S + config.max_extra_length`. Beam search also takes a scalar
+            int32 tensor in TensorFlow graph mode (not under XLA, which needs
+            static shapes): the exported translator sizes its buffer per
+            request.
         seed: int or `keras.random.SeedGenerator`, for `"sample"`.
         constraint: optional `BracketConstraint`: every hypothesis is a
             well-formed linearized tree with `word_counts` word symbols

@@ -261,12 +261,50 @@ def test_compiled_search_equals_plain():
     )
 
 
+@pytest.mark.skipif(
+    keras.backend.backend() != "tensorflow",
+    reason="A run-time buffer size needs TensorFlow graph mode.",
+)
+def test_run_time_buffer_size_equals_the_static_one():
+    # The exported translator's buffer: a scalar tensor, one trace for every
+    # size. Same hypotheses and scores as the int buffer of the same size.
+    import tensorflow as tf
+
+    fn, initial_cache, _, _ = _hashing_model(3, 6, seed=1)
+
+    def search(max_length):
+        return beam_search(
+            fn,
+            ops.zeros((3,), "int32"),
+            initial_cache(),
+            beam_size=3,
+            alpha=0.6,
+            eos_id=EOS,
+            max_length=max_length,
+            max_lengths=np.array([2, 4, 7], "int32"),
+        )
+
+    traced = tf.function(search, input_signature=[tf.TensorSpec([], tf.int32)])
+    for size in (4, 7, 9):
+        ids, scores = traced(tf.constant(size))
+        expected_ids, expected_scores = search(size)
+        assert ids.shape == (3, 3, size)
+        np.testing.assert_array_equal(np.array(ids), np.array(expected_ids))
+        np.testing.assert_allclose(
+            np.array(scores), np.array(expected_scores), rtol=1e-6
+        )
+    assert traced.experimental_get_tracing_count() == 1
+
+
 @pytest.mark.parametrize(
     "kwargs, match",
     [
         ({"beam_size": 0}, "beam_size=0"),
         ({"alpha": -0.5}, "alpha=-0.5"),
         ({"max_length": 0}, "max_length=0"),
+        ({"max_length": 2.5}, "max_length=2.5"),
+        ({"max_length": True}, "max_length=True"),
+        ({"max_length": np.array([3, 4], "int32")}, r"max_length=\[3 4\]"),
     ],
 )
 def test_rejects_invalid_arguments(kwargs, match):

@@ -1,5 +1,6 @@
 import dataclasses
 
+import keras
 import numpy as np
 import pytest
 from keras import ops
@@ -235,3 +236,38 @@ def test_tensor_alpha_and_max_extra_length_equal_python_values(tiny_model):
 def test_rejects_an_unknown_method():
     with pytest.raises(ValueError, match="method='nucleus'"):
         DecodingConfig(method="nucleus")
+
+
+@pytest.mark.skipif(
+    keras.backend.backend() != "tensorflow",
+    reason="A run-time buffer size needs TensorFlow graph mode.",
+)
+@pytest.mark.parametrize(
+    "share_beam_cache, position_encoding", [(True, "sinusoidal"), (False, "learned")]
+)
+def test_run_time_buffer_follows_the_batch(share_beam_cache, position_encoding):
+    # As the exported translator runs it: one trace for every source width,
+    # the buffer S + extra a tensor (capped at 10 learned positions). Each
+    # width gives what `translate` gives with its own static buffer.
+    import tensorflow as tf
+
+    model = make_tiny_model(position_encoding=position_encoding, max_sequence_length=10)
+    extra = 3
+    config = DecodingConfig(
+        beam_size=3, max_extra_length=extra, share_beam_cache=share_beam_cache
+    )
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None], tf.int32)])
+    def search(source):
+        return translate(model, source, config, max_length=tf.shape(source)[1] + extra)
+
+    for width in (2, 8):
+        source = _sources(batch_size=3, width=width, seed=width)
+        ids, scores = search(source)
+        expected_ids, expected_scores = translate(model, source, config)
+        assert ids.shape == expected_ids.shape
+        np.testing.assert_array_equal(np.array(ids), np.array(expected_ids))
+        np.testing.assert_allclose(
+            np.array(scores), np.array(expected_scores), atol=1e-5, rtol=1e-6
+        )
+    assert search.experimental_get_tracing_count() == 1
