@@ -16,19 +16,24 @@ the bundled test split:
 - **throughput**: a batch of `--batch` sentences, the median of `--repeats`
   runs (`batch_seconds`, `sentences_per_s`).
 
-Both come after one warm-up call per batch size (the first call instantiates
-the graph's functions: `warmup_s`). The same requests, as the ids the
-export makes of them, then go through in-process `compiled_translate` on the
-same model, warm (every source shape traced first): in graph mode, the
-search the signatures run (`in_process_graph_p50_ms`, `_p95_ms`,
+The export's first calls (`warmup_s`: a single sentence and the batch)
+are timed apart. The same requests, as the ids the export makes of them,
+also go through in-process `compiled_translate` on the same model: in graph
+mode, the search the signatures run (`in_process_graph_p50_ms`, `_p95_ms`,
 `_batch_seconds`), and with XLA for the batch
-(`in_process_xla_batch_seconds`). `batch_ratio` and `p50_ratio` are the
+(`in_process_xla_batch_seconds`). Every request goes through each path
+once, untimed, first (traces, compiles, per-shape kernel set-up); the timed
+calls then take turns between the paths, request by request and batch by
+batch, so that a change of the machine's speed level hits each path alike.
+`batch_ratio` and `p50_ratio` are the
 export's figures over graph mode's. In fresh processes it also times the
 first single-sentence call after `tf.saved_model.load`, without the export's
 warm-up file (`first_call_cold_s`) and after replaying it as TF Serving does
 at load (`warmup_replay_s` for its `warmup_records`, then
 `first_call_after_replay_s`; `warm_call_s` is the second call, and
-`first_call_after_replay_ratio` the first over it). Prints one JSON line.
+`first_call_after_replay_ratio` the first over it; then a second sentence of
+another length, first and second time: `other_sentence_first_call_s`,
+`other_sentence_warm_call_s`). Prints one JSON line.
 
 With random weights hypotheses seldom end early (eos is 1 of `vocab_size`
 pieces): most run to their length limit, which makes these numbers an upper
@@ -154,13 +159,6 @@ def main():
         serve(text=batch)
         warmup_s = time.perf_counter() - start
 
-        served = _timings(
-            lambda text: serve(text=text)["translations"].numpy(),
-            [tf.constant([s]) for s in sentences[: args.requests]],
-            batch,
-            args.repeats,
-        )
-
         # Output lengths (not timed): the same search on ids, made by the
         # export's own text-to-ids path.
         source_ids = encode_sources(
@@ -174,33 +172,52 @@ def main():
             n_best=tf.constant(1),
         )["ids"].numpy()[:, 0]
 
-    # In process, on the same weights and the same ids: `compiled_translate`
-    # in graph mode (the signatures' search) and with XLA (batch only: XLA
-    # compiles once per source shape). Every shape is traced (and compiled)
-    # by an untimed call first: these are warm figures.
-    singles = [
-        encode_sources(tokenizer, [s], max_input_length).to_tensor()
-        for s in sentences[: args.requests]
-    ]
-    in_process = {}
-    for name, jit in (("graph", False), ("xla", True)):
-        search = compiled_translate(model, decoding, jit_compile=jit)
-
-        def run(ids, search=search):
-            return search(ids)[0].numpy()
-
-        for shape_ids in {tuple(s.shape): s for s in singles}.values():
-            if not jit:
-                run(shape_ids)
-        run(source_ids)
-        in_process[name] = _timings(
-            run, [] if jit else singles, source_ids, args.repeats
-        )
+        # In process, on the same weights and the ids the export makes of
+        # the same requests: `compiled_translate` in graph mode (the
+        # signatures' search) and with XLA (batch only: XLA compiles once per
+        # source shape).
+        graph = compiled_translate(model, decoding, jit_compile=False)
+        xla = compiled_translate(model, decoding, jit_compile=True)
+        requests = [
+            (tf.constant([s]), encode_sources(tokenizer, [s], max_input_length))
+            for s in sentences[: args.requests]
+        ]
+        requests = [(text, pieces.to_tensor()) for text, pieces in requests]
+        calls = {
+            "export": lambda text, ids: serve(text=text)["translations"].numpy(),
+            "graph": lambda text, ids: graph(ids)[0].numpy(),
+            "xla": lambda text, ids: xla(ids)[0].numpy(),
+        }
+        # Warm: every request and the batch once through each path, untimed
+        # (traces, XLA compiles, and the kernels' per-shape set-up), then
+        # timed in turns, request by request and batch by batch, so that a
+        # change of the machine's speed level hits every path alike.
+        for text, request_ids in requests:
+            calls["export"](text, request_ids)
+            calls["graph"](text, request_ids)
+        for call in calls.values():
+            call(batch, source_ids)
+        latencies = {"export": [], "graph": []}
+        for text, request_ids in requests:
+            for name, times in latencies.items():
+                start = time.perf_counter()
+                calls[name](text, request_ids)
+                times.append(time.perf_counter() - start)
+        batch_times = {name: [] for name in calls}
+        for _ in range(args.repeats):
+            for name, call in calls.items():
+                start = time.perf_counter()
+                call(batch, source_ids)
+                batch_times[name].append(time.perf_counter() - start)
+    served, in_process = (
+        _summary(latencies.get(name), batch_times[name]) for name in ("export", "graph")
+    )
+    in_process_xla = _summary(None, batch_times["xla"])
 
     source = source_ids.numpy()
     source_pieces = np.sum((source != PAD_ID) & (source != EOS_ID), axis=-1)
     output_pieces = np.sum((ids != PAD_ID) & (ids != EOS_ID), axis=-1)
-    graph = in_process["graph"]
+    graph = in_process
     print(
         json.dumps(
             {
@@ -221,7 +238,7 @@ def main():
                 "in_process_graph_p50_ms": graph["p50_ms"],
                 "in_process_graph_p95_ms": graph["p95_ms"],
                 "in_process_graph_batch_seconds": graph["batch_seconds"],
-                "in_process_xla_batch_seconds": in_process["xla"]["batch_seconds"],
+                "in_process_xla_batch_seconds": in_process_xla["batch_seconds"],
                 "batch_ratio": round(
                     served["batch_seconds"] / graph["batch_seconds"], 3
                 ),
@@ -236,6 +253,8 @@ def main():
                 "warmup_records": warm["records"],
                 "first_call_after_replay_s": warm["first_call_s"],
                 "warm_call_s": warm["second_call_s"],
+                "other_sentence_first_call_s": warm["other_sentence_first_s"],
+                "other_sentence_warm_call_s": warm["other_sentence_second_s"],
                 "first_call_after_replay_ratio": round(
                     warm["first_call_s"] / warm["second_call_s"], 2
                 ),
@@ -273,19 +292,9 @@ def _model(args):
     return model, tokenizer, max_input_length, "random"
 
 
-def _timings(call, singles, batch, repeats):
-    """`call` on each single request in turn (p50 and p95 in ms; `None`
-    without singles) and on `batch`, `repeats` times (the median, seconds)."""
-    latencies = []
-    for single in singles:
-        start = time.perf_counter()
-        call(single)
-        latencies.append(time.perf_counter() - start)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call(batch)
-        times.append(time.perf_counter() - start)
+def _summary(latencies, batch_times):
+    """p50 and p95 of `latencies` in ms (`None` without them) and the median
+    of `batch_times` in seconds."""
 
     def percentile(q):
         if not latencies:
@@ -295,7 +304,7 @@ def _timings(call, singles, batch, repeats):
     return {
         "p50_ms": percentile(50),
         "p95_ms": percentile(95),
-        "batch_seconds": round(statistics.median(times), 3),
+        "batch_seconds": round(statistics.median(batch_times), 3),
     }
 
 
@@ -325,9 +334,10 @@ def _first_call(path, replay):
     start = time.perf_counter()
     records = replay_warmup(loaded, path) if replay == "1" else 0
     replay_s = time.perf_counter() - start
-    text = tf.constant(test_sentences(1))
+    first, other = test_sentences(2)
     calls = []
-    for _ in range(2):
+    for sentence in (first, first, other, other):
+        text = tf.constant([sentence])
         start = time.perf_counter()
         loaded.signatures["serving_default"](text=text)["translations"].numpy()
         calls.append(time.perf_counter() - start)
@@ -338,6 +348,8 @@ def _first_call(path, replay):
                 "replay_s": round(replay_s, 2),
                 "first_call_s": round(calls[0], 3),
                 "second_call_s": round(calls[1], 3),
+                "other_sentence_first_s": round(calls[2], 3),
+                "other_sentence_second_s": round(calls[3], 3),
             }
         )
     )
