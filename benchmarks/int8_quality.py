@@ -4,7 +4,7 @@ weights, side by side in one process.
 Loads a run's averaged weights (else its newest checkpoint), translates its
 test split as `keras-transformer evaluate` does (the recipe's beam search,
 the export's text-to-ids path, batches of 64), once with the float32 model
-and once after `model.quantize("int8")` on a second copy of it, and prints
+and once after `model.quantize("int8")` of the same model, and prints
 one JSON line: {"run_dir", "weights", "sentences", "float32": {"bleu",
 "chrf", "seconds"}, "int8": {...}, "bleu_change", "int8_layers",
 "bleu_signature"}. Nothing is written to the run directory.
@@ -59,8 +59,7 @@ def main():
     config = best_hypothesis_decoding(recipe)
     results = {}
     for precision in ("float32", "int8"):
-        if precision == "int8":
-            _, _, model, _ = load_trained_model(args.run_dir, weights)
+        if precision == "int8":  # the float32 pass is done: quantize in place
             with warnings.catch_warnings():
                 # "Layer X does not have a `quantize` method": the layers
                 # without kernels, and the embedding (see the docstring).
