@@ -40,7 +40,7 @@ Choices, all recorded in `BUILD_NOTES.md`:
   `max_extra_length` the request's, exactly the buffer Python `translate`
   makes for the same ids, so results equal it. The buffer size is a run-time
   tensor (the searches run in TensorFlow graph mode, not XLA: on CPU graph
-  mode decodes faster, `BUILD_NOTES.md`, "Serving"), so a short request does
+  mode decodes faster, `BUILD_NOTES.md`, "Export"), so a short request does
   not pay for the longest input the export accepts (`max_input_length +
   max_extra_length_limit`, the most it can be). Each sentence still stops at
   its own source length + `max_extra_length` (paper §6.1).
