@@ -34,13 +34,11 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
 import keras  # noqa: E402
 
 from keras_transformer.cli.data import read_texts  # noqa: E402
-from keras_transformer.cli.evaluate import best_hypothesis_decoding  # noqa: E402
-from keras_transformer.cli.run_tokenizer import (  # noqa: E402
-    detokenize_fn,
-    source_ids_fn,
+from keras_transformer.cli.evaluate import (  # noqa: E402
+    best_hypothesis_decoding,
+    score_translations,
 )
 from keras_transformer.cli.trained_model import load_trained_model  # noqa: E402
-from keras_transformer.evaluation import evaluate  # noqa: E402
 from keras_transformer.process_defaults import tune_memory  # noqa: E402
 
 tune_memory()
@@ -66,17 +64,15 @@ def main():
                 warnings.simplefilter("ignore")
                 model.quantize("int8")
         start = time.perf_counter()
-        result = evaluate(
+        result = score_translations(
+            recipe,
+            tokenizer,
             model,
             sources,
             references,
-            source_ids_fn(tokenizer, recipe.max_train_length),
-            detokenize_fn(tokenizer),
-            config=config,
-            target_language=recipe.target_language,
+            config,
             print_fn=None,
             batch_size=64,
-            width_multiple=16,
             jit_compile=not args.graph,
         )
         results[precision] = {

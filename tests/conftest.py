@@ -6,6 +6,17 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 # The package's CPU default (keras_transformer/__init__.py), whatever imports
 # TensorFlow first.
 os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
+# Test-run speed, not behaviour (BUILD_NOTES.md, "Tests"): XLA compiles
+# without LLVM's optimization passes (a quarter of the JAX pass's time is
+# compiling), and each pytest-xdist worker runs TensorFlow's kernels on one
+# thread, so that two workers do not share two cores four ways. Subprocesses
+# inherit both. A value set by the caller wins.
+if "--xla_backend_optimization_level" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = (
+        os.environ.get("XLA_FLAGS", "") + " --xla_backend_optimization_level=0"
+    ).strip()
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("TF_NUM_INTRAOP_THREADS", "1")
 
 import keras  # noqa: E402
 import pytest  # noqa: E402

@@ -70,26 +70,47 @@ def evaluate(
     split = split or recipe.test_split
     sources, references = read_texts(recipe, split, limit)
     config = best_hypothesis_decoding(recipe, decoding)
-    result = evaluate_translations(
+    result = score_translations(
+        recipe,
+        tokenizer,
         model,
         sources,
         references,
-        # The export's path from text to ids, truncation included, so that
-        # BLEU scores what a served model returns.
-        source_ids_fn(tokenizer, recipe.max_train_length),
-        detokenize_fn(tokenizer),
-        config=config,
-        target_language=recipe.target_language,
+        config,
         paper_style=paper_style,
         print_fn=print if verbose else None,
         batch_size=batch_size,
-        width_multiple=16,  # fewer distinct widths: fewer XLA compilations
         progress=bool(verbose),
     )
     scores = {key: value for key, value in result.items() if key != "hypotheses"}
     scores["target_language"] = recipe.target_language
     return write_evaluation(
         run_dir, split, result["hypotheses"], scores, weights, config
+    )
+
+
+def score_translations(
+    recipe, tokenizer, model, sources, references, config, **options
+):
+    """`keras_transformer.evaluation.evaluate` of a run's model on `sources`,
+    as `evaluate` runs it, writing nothing: the export's path from text to
+    ids (truncation included, so that BLEU scores what a served model
+    returns), the recipe's target language for BLEU's tokenizer. `options`
+    are `evaluate`'s (`batch_size`, `print_fn`, `jit_compile`, ...).
+
+    Returns:
+        `evaluate`'s dict (scores, signatures and `hypotheses`).
+    """
+    return evaluate_translations(
+        model,
+        sources,
+        references,
+        source_ids_fn(tokenizer, recipe.max_train_length),
+        detokenize_fn(tokenizer),
+        config=config,
+        target_language=recipe.target_language,
+        width_multiple=16,  # fewer distinct widths: fewer XLA compilations
+        **options,
     )
 
 

@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 REPO = os.path.dirname(
     os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 )
@@ -25,8 +27,14 @@ def _run(*argv):
     )
 
 
-def test_default_stderr_is_empty_and_errors_still_show():
-    listed = _run("recipes")
+@pytest.fixture(scope="module")
+def listed():
+    """`recipes` in a fresh process, without --verbose (run once: each
+    process imports TensorFlow)."""
+    return _run("recipes")
+
+
+def test_default_stderr_is_empty_and_errors_still_show(listed):
     assert listed.returncode == 0
     assert "demo" in listed.stdout
     assert listed.stderr == ""
@@ -37,11 +45,10 @@ def test_default_stderr_is_empty_and_errors_still_show():
     assert "no_such_recipe" in failed.stderr
 
 
-def test_verbose_keeps_what_tensorflow_prints():
-    quiet = _run("recipes")
+def test_verbose_keeps_what_tensorflow_prints(listed):
     verbose = _run("--verbose", "recipes")
     assert verbose.returncode == 0
-    assert verbose.stdout == quiet.stdout
+    assert verbose.stdout == listed.stdout
     # TensorFlow logs at start-up on every platform (oneDNN, CUDA or CPU
     # feature lines); only --verbose lets them through.
     assert verbose.stderr.strip()
