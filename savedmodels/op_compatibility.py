@@ -99,9 +99,10 @@ def check_serving_ops(
     its library), and accepts an op when TensorFlow itself registers it or
     when it is a tensorflow-text op (`TF_TEXT_OPS`) that the server's
     tensorflow-text release `tf_text_version` has. See the module docstring
-    for where both lists come from. The first call in a process starts a
-    Python subprocess to read TensorFlow's op registry (a few seconds); later
-    calls reuse it.
+    for where both lists come from. TensorFlow's op registry is read once
+    per installation in a Python subprocess (a few seconds), then from a
+    file (`KERAS_TRANSFORMER_CACHE`, default `~/.cache/keras-transformer`;
+    an empty value turns the file off).
 
     Args:
         saved_model_dir: str or path. A SavedModel directory (one version,
@@ -195,11 +196,27 @@ def _places(places):
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 
+_REGISTRY_KEYS = ("tensorflow", "core", "tensorflow_text", "tf_text")
+
+
 @functools.lru_cache(maxsize=1)
 def _registries():
-    """`{"tensorflow", "core", "tensorflow_text", "tf_text"}` from a fresh
-    interpreter: TF's version, the ops `import tensorflow` registers, the
-    installed tensorflow-text's version and the ops its import adds."""
+    """`{"tensorflow", "core", "tensorflow_text", "tf_text"}`: TF's version,
+    the ops `import tensorflow` registers, the installed tensorflow-text's
+    version and the ops its import adds.
+
+    Read in a fresh interpreter (about 8 s of importing on a 2-core CPU), then
+    kept on disk for the same installation (`_registry_cache_path`), so that
+    later processes (each `keras-transformer export`) read a file instead."""
+    path = _registry_cache_path()
+    if path is not None:
+        try:
+            with open(path, encoding="utf-8") as file:
+                cached = json.load(file)
+            if isinstance(cached, dict) and set(cached) == set(_REGISTRY_KEYS):
+                return cached
+        except (OSError, ValueError):
+            pass  # not written yet, or unreadable: read the registry again
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
     result = subprocess.run(
         [sys.executable, "-c", _REGISTRY_SCRIPT],
@@ -213,7 +230,59 @@ def _registries():
             "Could not read TensorFlow's op registry in a subprocess:\n"
             + result.stderr[-2000:]
         )
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    registry = json.loads(result.stdout.strip().splitlines()[-1])
+    if path is not None:
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            # Whole or not at all: a concurrent reader never sees half a file.
+            partial = f"{path}.{os.getpid()}.partial"
+            with open(partial, "w", encoding="utf-8") as file:
+                json.dump(registry, file)
+            os.replace(partial, path)
+        except OSError:
+            pass  # a read-only cache folder: the next process reads again
+    return registry
+
+
+def _registry_cache_path():
+    """Where `_registries` keeps its result for this installation, or `None`
+    (caching off).
+
+    The folder is `$KERAS_TRANSFORMER_CACHE`, else
+    `$XDG_CACHE_HOME/keras-transformer`, else `~/.cache/keras-transformer`;
+    `KERAS_TRANSFORMER_CACHE=""` turns the cache off. The file name hashes the
+    interpreter and, for TensorFlow and tensorflow-text, the version and the
+    path, size and modification time of the package's `__init__.py`, so that
+    installing another build of either reads the registry afresh."""
+    import hashlib
+    import importlib.metadata
+    import importlib.util
+
+    folder = os.environ.get("KERAS_TRANSFORMER_CACHE")
+    if folder is None:
+        home = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+            os.path.expanduser("~"), ".cache"
+        )
+        folder = os.path.join(home, "keras-transformer")
+    if not folder:
+        return None
+    key = [os.path.realpath(sys.executable), sys.version]
+    for module, distribution in (
+        ("tensorflow", "tensorflow"),
+        ("tensorflow_text", "tensorflow-text"),
+    ):
+        spec = importlib.util.find_spec(module)
+        if spec is None or spec.origin is None:
+            key.append(None)
+            continue
+        stat = os.stat(spec.origin)
+        try:
+            version = importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            version = None
+        key.append([version, spec.origin, stat.st_size, stat.st_mtime_ns])
+    digest = hashlib.sha256(json.dumps(key).encode("utf-8")).hexdigest()[:16]
+    return os.path.join(folder, f"op-registry-{digest}.json")
 
 
 def _ops_in_saved_model(saved_model_dir):

@@ -22,6 +22,18 @@ import keras  # noqa: E402
 import pytest  # noqa: E402
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _cache_folder(tmp_path_factory):
+    """The package's file cache (`KERAS_TRANSFORMER_CACHE`: TensorFlow's op
+    registry, savedmodels/op_compatibility.py) in the run's temporary folder,
+    shared by the pytest-xdist workers and the subprocesses they start, not
+    in the user's home. A value set by the caller wins."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the folder above every worker's own
+    os.environ.setdefault("KERAS_TRANSFORMER_CACHE", str(base / "package-cache"))
+
+
 @pytest.fixture(autouse=True)
 def _seed_and_policy():
     keras.utils.set_random_seed(1234)

@@ -139,3 +139,68 @@ def test_a_failed_check_publishes_no_version(tiny_export, tmp_path):
             serving_tf_text_version="1.15",
         )
     assert os.listdir(base) == []  # neither a version nor the staging directory
+
+
+@pytest.fixture
+def fresh_registry(monkeypatch, tmp_path):
+    """`_registries` with its in-process memo cleared before and after, the
+    cache folder in `tmp_path` and the subprocess replaced by a counter:
+    `(calls, registry)`. Clearing after keeps this fake out of later tests."""
+    import json
+    import subprocess
+
+    registry = {
+        "tensorflow": "9.9.9",
+        "core": ["AddV2"],
+        "tensorflow_text": None,
+        "tf_text": [],
+    }
+    calls = []
+
+    def run(argv, **kwargs):
+        calls.append(argv)
+        return subprocess.CompletedProcess(argv, 0, json.dumps(registry) + "\n", "")
+
+    monkeypatch.setenv("KERAS_TRANSFORMER_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr("savedmodels.op_compatibility.subprocess.run", run)
+    _registries.cache_clear()
+    yield calls, registry
+    _registries.cache_clear()
+
+
+def test_the_registry_is_read_once_per_installation(fresh_registry, tmp_path):
+    calls, registry = fresh_registry
+    assert _registries() == registry
+    (written,) = (tmp_path / "cache").iterdir()
+    assert written.name.startswith("op-registry-") and written.suffix == ".json"
+    _registries.cache_clear()  # as a new process starts
+    assert _registries() == registry
+    assert len(calls) == 1
+    # A damaged file is read again from TensorFlow, then replaced.
+    for damage in ("{not json", '{"core": []}'):
+        written.write_text(damage)
+        _registries.cache_clear()
+        assert _registries() == registry
+    assert len(calls) == 3
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == [written.name]
+
+
+def test_another_installation_reads_the_registry_again(
+    fresh_registry, tmp_path, monkeypatch
+):
+    calls, _ = fresh_registry
+    _registries()
+    monkeypatch.setattr("sys.version", "another interpreter")
+    _registries.cache_clear()
+    _registries()
+    assert len(calls) == 2
+    assert len(list((tmp_path / "cache").iterdir())) == 2
+
+
+def test_an_empty_cache_setting_writes_nothing(fresh_registry, monkeypatch):
+    calls, registry = fresh_registry
+    monkeypatch.setenv("KERAS_TRANSFORMER_CACHE", "")
+    for _ in range(2):
+        _registries.cache_clear()
+        assert _registries() == registry
+    assert len(calls) == 2
