@@ -8,15 +8,18 @@ a warm one. TF Serving replays the records of
 the version serves ("SavedModel Warmup" in TF Serving's documentation: a
 TFRecord file of `PredictionLog` records, at most 1,000, in the SavedModel's
 `assets.extra/`). The export writes one `PredictLog` request per signature
-and per beam size the signature can be asked for (`warmup_requests`), so the
-first real request runs at warm speed; `replay_warmup` does the same for a
-Python process that loads the export with `tf.saved_model.load`.
+and per beam size the signature can be asked for, and one single sentence
+per decoding buffer size `serving_default` can run (`warmup_requests`), so
+the first real request runs at warm speed; `replay_warmup` does the same for
+a Python process that loads the export with `tf.saved_model.load`.
 """
 
 import os
 
 import numpy as np
 import tensorflow as tf
+
+from pipelines.special_tokens import PAD_ID
 
 WARMUP_PATH = os.path.join("assets.extra", "tf_serving_warmup_requests")
 # TF Serving reads at most this many records.
@@ -32,7 +35,10 @@ def warmup_requests(module):
     `beam_size` input once per beam size from 1 to `module.max_beam_size`
     (each selects its own traced search). Inputs follow each signature's
     input names: `text` the `WARMUP_TEXTS`, `source_ids` their ids, and the
-    scalars the export's decoding (`n_best` 1).
+    scalars the export's decoding (`n_best` 1). Then `serving_default` once
+    per decoding buffer size a single sentence can get
+    (`single_sentence_texts`): the first request of a buffer size sets up
+    kernels for its shapes.
 
     Args:
         module: a `TranslatorModule` or `ParserModule`.
@@ -58,7 +64,33 @@ def warmup_requests(module):
             if beam_size is not None:
                 request["beam_size"] = np.int32(beam_size)
             requests.append((name, request))
+    for text in single_sentence_texts(module).values():
+        requests.append(
+            ("serving_default", {"text": np.array([text.encode("utf-8")], object)})
+        )
     return requests
+
+
+def single_sentence_texts(module):
+    """`{buffer length: text}`: for each decoding buffer size
+    (`translator_module.decoding_buffer_length`) that one sentence sent to
+    `serving_default` can get, the shortest of the warm-up sentence's words
+    repeated that gets it."""
+    from savedmodels.translator_module import decoding_buffer_length
+
+    words = WARMUP_TEXTS[0].split()
+    count = module.max_input_length  # enough words: a word is at least a piece
+    repeated = (words * (count // len(words) + 1))[:count]
+    texts = [" ".join(repeated[:n]) for n in range(1, count + 1)]
+    ids = module._text_to_ids(tf.constant(texts)).numpy()
+    lengths = np.sum(ids != PAD_ID, axis=1)  # pieces and eos
+    by_buffer = {}
+    for text, length in zip(texts, lengths, strict=True):
+        buffer = decoding_buffer_length(
+            int(length), module.decoding.max_extra_length, module.max_buffer_length
+        )
+        by_buffer.setdefault(buffer, text)
+    return by_buffer
 
 
 def write_warmup_file(requests, path):

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from pipelines import SentencePieceTokenizer
+from savedmodels.translator_module import decoding_buffer_length
 from savedmodels.warmup import (
     MAX_WARMUP_RECORDS,
     WARMUP_PATH,
@@ -17,6 +19,10 @@ from savedmodels.warmup import (
     write_warmup_file,
 )
 from tests.savedmodels.conftest import MAX_BEAM_SIZE
+
+# Per signature and beam size, then three single sentences (buffers 16, 32
+# and 44, see below).
+RECORDS = 1 + 2 * MAX_BEAM_SIZE + 3
 
 
 @pytest.fixture(autouse=True)
@@ -43,8 +49,9 @@ def test_one_record_per_signature_and_beam_size_parsed_by_the_serving_protos(
     logs = [prediction_log_pb2.PredictionLog.FromString(r) for r in records]
     assert all(log.WhichOneof("log_type") == "predict_log" for log in logs)
     requests = read_warmup_file(path)
-    assert len(requests) == len(logs) == 1 + 2 * MAX_BEAM_SIZE
-    seen = {(name, int(inputs.get("beam_size", 0))) for name, inputs in requests}
+    assert len(requests) == len(logs) == RECORDS
+    per_signature, single = requests[: 1 + 2 * MAX_BEAM_SIZE], requests[-3:]
+    seen = {(name, int(inputs.get("beam_size", 0))) for name, inputs in per_signature}
     assert seen == {("serving_default", 0)} | {
         (name, k)
         for name in ("translate", "translate_ids")
@@ -57,14 +64,44 @@ def test_one_record_per_signature_and_beam_size_parsed_by_the_serving_protos(
         assert set(inputs) == set(specs)
         for key, value in inputs.items():
             assert tf.as_dtype(value.dtype) == specs[key].dtype
+    for _, inputs in per_signature:
         if "text" in inputs:
             # A sentence and an empty line: both code paths.
             assert inputs["text"].tolist() == [b"This is a warm-up request .", b""]
+    # Then one sentence per buffer a single sentence can get: sources of
+    # 2-24 positions (pieces truncated to 23, eos) + 10 extra are 12-34,
+    # rounded up to multiples of 16 and capped at 24 + 20 = 44.
+    tokenizer = SentencePieceTokenizer(tiny_export["model_proto"])
+    buffers = []
+    for name, inputs in single:
+        assert name == "serving_default" and inputs["text"].shape == (1,)
+        pieces = len(tokenizer.tokenize(inputs["text"]).to_list()[0])
+        buffers.append(decoding_buffer_length(min(pieces, 23) + 1, 10, 44))
+    assert buffers == [16, 32, 44]
+
+
+def test_decoding_buffer_lengths_are_multiples_of_16_up_to_the_largest():
+    cases = [
+        # (longest source, extra length, largest buffer) -> buffer
+        ((1, 0, 100), 16),
+        ((16, 0, 100), 16),
+        ((17, 0, 100), 32),
+        ((7, 50, 100), 64),
+        ((0, 0, 100), 1),  # an empty batch
+        ((60, 50, 100), 100),
+        ((3, 2, 4), 4),
+    ]
+    for (source, extra, largest), expected in cases:
+        assert decoding_buffer_length(source, extra, largest) == expected
+        tensor = decoding_buffer_length(
+            tf.constant(source), tf.constant(extra), largest
+        )
+        assert int(tensor) == expected
 
 
 def test_replay_runs_every_request_and_the_outputs_stay_the_same(tiny_export, replayed):
     warm, count = replayed
-    assert count == 1 + 2 * MAX_BEAM_SIZE
+    assert count == RECORDS
     texts = tf.constant(["The Schedule Library", ""])
     cold = tf.saved_model.load(tiny_export["path"])  # not replayed
     before = cold.signatures["serving_default"](text=texts)
