@@ -42,7 +42,9 @@ hypotheses of the batch through the `translate_ids` signature, says how long
 the outputs were). In-process: no network, no TF Serving batching.
 
 The export's decoding buffer follows each request: its longest source plus
-the extra length (`TranslatorModule`), as in-process `translate`'s does.
+the extra length, rounded up to a multiple of 16 (`TranslatorModule`);
+in-process `translate`'s is the exact sum (the same results: each sentence
+stops at its own limit).
 `--max-input-length` sets the longest input the export accepts (longer
 inputs are truncated).
 
