@@ -49,8 +49,8 @@ def export_translator(
     Serving replays when it loads the version (`savedmodels.warmup`: every
     signature, every beam size, and a single sentence per decoding buffer
     size), so that its first client does not wait for the functions' lazy
-    initialization or a new buffer's kernel set-up. See `TranslatorModule` for the
-    signatures. Before the version is published, `check_serving_ops` checks
+    initialization or a new buffer's kernel set-up. See `TranslatorModule`
+    for the signatures. Before the version is published, `check_serving_ops` checks
     that stock TF Serving registers every op of the graph (BUILD_NOTES.md,
     "Export"); a failed check leaves no version behind.
 

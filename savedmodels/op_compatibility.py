@@ -23,6 +23,9 @@ defaults.
 """
 
 import functools
+import hashlib
+import importlib.metadata
+import importlib.util
 import json
 import os
 import re
@@ -254,10 +257,6 @@ def _registry_cache_path():
     interpreter and, for TensorFlow and tensorflow-text, the version and the
     path, size and modification time of the package's `__init__.py`, so that
     installing another build of either reads the registry afresh."""
-    import hashlib
-    import importlib.metadata
-    import importlib.util
-
     folder = os.environ.get("KERAS_TRANSFORMER_CACHE")
     if folder is None:
         home = os.environ.get("XDG_CACHE_HOME") or os.path.join(

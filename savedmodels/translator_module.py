@@ -38,10 +38,10 @@ Choices, all recorded in `BUILD_NOTES.md`:
 - **A buffer per batch**: the decoding buffer has S + `max_extra_length`
   positions rounded up to a multiple of `BUFFER_STEP` (16), S the request's
   longest source (its padded width) and `max_extra_length` the request's
-  (`decoding_buffer_length`). The buffer size is a run-time tensor (the searches run
-  in TensorFlow graph mode, not XLA: on CPU graph mode decodes faster,
-  `BUILD_NOTES.md`, "Export"), so a short request does not pay for the
-  longest input the export accepts (`max_input_length +
+  (`decoding_buffer_length`). The buffer size is a run-time tensor (the
+  searches run in TensorFlow graph mode, not XLA: on CPU graph mode decodes
+  faster, `BUILD_NOTES.md`, "Export"), so a short request does not pay for
+  the longest input the export accepts (`max_input_length +
   max_extra_length_limit`, the most it can be). Each sentence still stops at
   its own source length + `max_extra_length` (paper §6.1), so the results
   equal Python `translate`'s on the same ids, whose buffer is the exact
@@ -77,7 +77,8 @@ SCALAR_SPECS = {
     "n_best": tf.TensorSpec([], tf.int32, name="n_best"),
 }
 TEXT_SPEC = tf.TensorSpec([None], tf.string, name="text")
-# Decoding buffers are multiples of this many positions (see `buffer_length`).
+# Decoding buffers are multiples of this many positions
+# (`decoding_buffer_length`).
 BUFFER_STEP = 16
 IDS_SPEC = tf.TensorSpec([None, None], tf.int32, name="source_ids")
 
