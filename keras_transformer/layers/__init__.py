@@ -14,6 +14,7 @@ from keras_transformer.layers.cached_multi_head_attention import (
     CachedMultiHeadAttention,
 )
 from keras_transformer.layers.hash_dropout import HashDropout
+from keras_transformer.layers.lean_layer_normalization import LeanLayerNormalization
 from keras_transformer.layers.learned_position_embedding import (
     LearnedPositionEmbedding,
 )
@@ -32,6 +33,7 @@ from keras_transformer.layers.transformer_encoder_block import TransformerEncode
 __all__ = [
     "CachedMultiHeadAttention",
     "HashDropout",
+    "LeanLayerNormalization",
     "LearnedPositionEmbedding",
     "PositionWiseFeedForward",
     "ScaledReversibleEmbedding",

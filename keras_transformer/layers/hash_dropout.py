@@ -1,7 +1,7 @@
 """Dropout whose mask is a keyed integer hash of each element's position."""
 
 import keras
-from keras import ops
+from keras import ops, tree
 
 # lowbias32's multipliers (C. Wellons, "Prospecting for hash functions", 2018):
 # a 32-bit integer hash with near-ideal avalanche (every input bit flips every
@@ -116,12 +116,39 @@ class HashDropout(keras.layers.Dropout):
         # Drop where the bits fall below rate * 2^32.
         threshold = min(round(self.rate * 2**32), 2**32 - 1)
         keep = ops.greater_equal(bits, _uint32(threshold))
-        # inputs * (0 or 1 / (1 - rate)): the backward pass keeps only that
-        # factor. (`where(keep, inputs * scale, 0)` made XLA keep more: peak
-        # memory of the base training step 7.8 GB against 6.6 GB.)
-        scale = ops.where(
-            keep,
-            ops.cast(1.0 / (1.0 - self.rate), inputs.dtype),
-            ops.cast(0.0, inputs.dtype),
-        )
-        return inputs * scale
+        return scale_kept(inputs, keep, 1.0 / (1.0 - self.rate))
+
+
+def scale_kept(inputs, keep, factor):
+    """`inputs * factor` where `keep`, else 0, keeping only `keep` for backward.
+
+    The gradient is the same masking of the upstream gradient, so the backward
+    pass needs the boolean mask alone: 1 byte per element. Autodiff of
+    `inputs * scale` keeps the float `scale` (4 bytes per element, 32 dropout
+    sites in the `base` training step); of `where(keep, inputs * scale, 0)`,
+    XLA kept more still (peak memory of the `base` step 7.8 GB against 6.6 GB,
+    BUILD_NOTES.md, "Speed").
+
+    Args:
+        inputs: float tensor.
+        keep: bool tensor, broadcastable to the inputs.
+        factor: float. The scale of kept elements, `1 / (1 - rate)`.
+
+    Returns:
+        A tensor of the inputs' shape and dtype.
+    """
+
+    @ops.custom_gradient
+    def apply(x, keep):
+        scale = ops.cast(factor, x.dtype)
+        outputs = ops.where(keep, x * scale, ops.zeros_like(scale))
+
+        def grad(*upstream):
+            # TensorFlow passes one upstream gradient per output, JAX a tuple.
+            upstream = tree.flatten(upstream)[0]
+            inputs_grad = ops.where(keep, upstream * scale, ops.zeros_like(scale))
+            return inputs_grad, None
+
+        return outputs, grad
+
+    return apply(inputs, keep)

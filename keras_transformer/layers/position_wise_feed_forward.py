@@ -17,12 +17,14 @@ class PositionWiseFeedForward(keras.layers.Layer):
     `activation_dropout` on the inner activations is tensor2tensor's
     `relu_dropout`; the paper does not use it (default `0.0`).
 
-    In training, a ReLU network without activation dropout runs the ReLU
-    and the second projection as one custom-gradient op
-    (`relu_then_project`) that keeps only the pre-activation for the
-    backward pass: XLA otherwise keeps both the pre-activation and the ReLU
-    output, `2 x [B*T, d_ff]` per layer (0.8 GB of the `base` step's 2.4 GB
-    of temporaries at 128 x 32 tokens). Same numbers, same weights.
+    In training, a ReLU network without activation dropout runs as one
+    custom-gradient op (`rematerialized_feed_forward`) that keeps only its
+    input for the backward pass and recomputes the inner activations there.
+    Autodiff keeps the `[B*T, d_ff]` pre-activation of every layer (XLA, the
+    ReLU output too): 32 MiB per layer at the `base` step's 128 x 32 tokens,
+    against 8 MiB for the input. The recomputation is one more `x W_1`
+    matmul per layer, about 3% of the `base` step's FLOPs. Same numbers, same
+    weights.
 
     Args:
         intermediate_dim: int. The inner size d_ff.
@@ -92,29 +94,32 @@ class PositionWiseFeedForward(keras.layers.Layer):
         self.built = True
 
     def call(self, inputs, training=None):
+        if training and self._fuses_relu_and_projection():
+            first, second = self.intermediate_dense, self.output_dense
+            dtype = self.compute_dtype
+            # [B, T, D] -> [B*T, D] -> [B*T, D] -> [B, T, D]
+            outputs = rematerialized_feed_forward(
+                ops.reshape(inputs, (-1, ops.shape(inputs)[-1])),
+                ops.cast(first.kernel, dtype),
+                ops.cast(first.bias, dtype),
+                ops.cast(second.kernel, dtype),
+            )
+            outputs = outputs + ops.cast(second.bias, dtype)
+            return ops.reshape(outputs, ops.shape(inputs))
         # [B, T, D] -> [B, T, d_ff] -> [B, T, D]
         x = self.intermediate_dense(inputs)
-        if training and self._fuses_relu_and_projection():
-            dense = self.output_dense
-            # [B, T, d_ff] -> [B*T, d_ff] -> [B*T, D] -> [B, T, D]
-            outputs = relu_then_project(
-                ops.reshape(x, (-1, self.intermediate_dim)),
-                ops.cast(dense.kernel, x.dtype),
-            )
-            outputs = outputs + ops.cast(dense.bias, x.dtype)
-            return ops.reshape(outputs, ops.shape(inputs))
         x = self.activation(x)
         x = self.activation_dropout_layer(x, training=training)
         return self.output_dense(x)
 
     def _fuses_relu_and_projection(self):
-        dense = self.output_dense
+        dense_layers = (self.intermediate_dense, self.output_dense)
         return (
             self.activation is keras.activations.relu
             and self.activation_dropout == 0.0
-            and dense.use_bias
-            and not getattr(dense, "quantization_mode", None)
-            and not getattr(dense, "lora_enabled", False)
+            and all(dense.use_bias for dense in dense_layers)
+            and not any(getattr(d, "quantization_mode", None) for d in dense_layers)
+            and not any(getattr(d, "lora_enabled", False) for d in dense_layers)
         )
 
     def compute_output_shape(self, inputs_shape):
@@ -136,40 +141,52 @@ class PositionWiseFeedForward(keras.layers.Layer):
         return config
 
 
-@ops.custom_gradient
-def relu_then_project(pre_activation, kernel):
-    """`relu(pre_activation) @ kernel`, keeping only `pre_activation` for backward.
+def rematerialized_feed_forward(inputs, kernel_1, bias_1, kernel_2):
+    """`relu(inputs W_1 + b_1) W_2` (Eq. (2) without `b_2`), keeping only
+    `inputs` for the backward pass.
 
-    Autodiff (and XLA's fusion of `max(x, 0)` into the ReLU gradient) keeps
-    both the pre-activation and the ReLU output of every feed-forward layer
-    alive until the backward pass. This op's gradient recomputes the ReLU
-    output from the pre-activation instead, for the kernel's gradient. The
-    recomputation reads the upstream gradient (a `0 *` term), so that XLA's
-    scheduler cannot hoist it into the forward pass, where it would be one
-    more saved `[N, F]` tensor per layer; a non-finite upstream gradient,
-    whose gradients are non-finite anyway, makes the kernel's all NaN.
+    The gradient recomputes the pre-activation `inputs W_1 + b_1` from the
+    inputs instead of keeping it. The recomputation reads the upstream
+    gradient (a `0 *` term), so that XLA's scheduler cannot hoist it into the
+    forward pass, where it would be one more saved `[N, F]` tensor per layer
+    (an XLA optimization barrier does not help on CPU: its pipeline removes
+    barriers before fusion); a non-finite upstream gradient, whose gradients
+    are non-finite anyway, makes the weights' gradients all NaN.
 
     Args:
-        pre_activation: `[N, F]`, `x W_1 + b_1` of Eq. (2).
-        kernel: `[F, D]`, `W_2`, in the same dtype.
+        inputs: `[N, D]`.
+        kernel_1: `[D, F]`, `W_1`, in the inputs' dtype.
+        bias_1: `[F]`, `b_1`.
+        kernel_2: `[F, D]`, `W_2`.
 
     Returns:
         `[N, D]`.
     """
-    outputs = ops.matmul(ops.relu(pre_activation), kernel)
 
-    def grad(*upstream):
-        # TensorFlow passes one upstream gradient per output, JAX a tuple.
-        upstream = tree.flatten(upstream)[0]
-        active = pre_activation > 0
-        zero = ops.sum(upstream[:1, :1]) * 0
-        recomputed = ops.where(active, pre_activation, zero)
-        # [N, F]^T x [N, D] -> [F, D]; [N, D] x [F, D]^T -> [N, F]. Einsum
-        # contracts in place: no transposed copies in graph mode.
-        kernel_grad = ops.einsum("nf,nd->fd", recomputed, upstream)
-        pre_activation_grad = ops.where(
-            active, ops.einsum("nd,fd->nf", upstream, kernel), 0
-        )
-        return pre_activation_grad, kernel_grad
+    @ops.custom_gradient
+    def feed_forward(x, kernel_1, bias_1, kernel_2):
+        outputs = ops.matmul(ops.relu(ops.matmul(x, kernel_1) + bias_1), kernel_2)
 
-    return outputs, grad
+        def grad(*upstream):
+            # TensorFlow passes one upstream gradient per output, JAX a tuple.
+            upstream = tree.flatten(upstream)[0]
+            zero = ops.sum(upstream[:1, :1]) * 0
+            # [N, D] x [D, F] -> [N, F], recomputed
+            pre_activation = ops.matmul(x, kernel_1) + (bias_1 + zero)
+            active = pre_activation > 0
+            activation = ops.where(active, pre_activation, 0)
+            # [N, F]^T x [N, D] -> [F, D]; [N, D] x [F, D]^T -> [N, F]. Einsum
+            # contracts in place: no transposed copies in graph mode.
+            kernel_2_grad = ops.einsum("nf,nd->fd", activation, upstream)
+            pre_activation_grad = ops.where(
+                active, ops.einsum("nd,fd->nf", upstream, kernel_2), 0
+            )
+            # [N, D]^T x [N, F] -> [D, F]; [N, F] x [D, F]^T -> [N, D]
+            kernel_1_grad = ops.einsum("nd,nf->df", x, pre_activation_grad)
+            bias_1_grad = ops.sum(pre_activation_grad, axis=0)
+            inputs_grad = ops.einsum("nf,df->nd", pre_activation_grad, kernel_1)
+            return inputs_grad, kernel_1_grad, bias_1_grad, kernel_2_grad
+
+        return outputs, grad
+
+    return feed_forward(inputs, kernel_1, bias_1, kernel_2)

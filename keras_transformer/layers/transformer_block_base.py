@@ -7,6 +7,7 @@ from keras_transformer.layers.cached_multi_head_attention import (
 )
 from keras_transformer.layers.hash_dropout import HashDropout
 from keras_transformer.layers.layer_utils import clone_initializer, head_dims
+from keras_transformer.layers.lean_layer_normalization import LeanLayerNormalization
 from keras_transformer.layers.position_wise_feed_forward import (
     PositionWiseFeedForward,
 )
@@ -98,7 +99,7 @@ class TransformerBlockBase(keras.layers.Layer):
         self._build_norm_and_dropout("feed_forward", inputs_shape)
 
     def _build_norm_and_dropout(self, sublayer, inputs_shape):
-        norm = keras.layers.LayerNormalization(
+        norm = LeanLayerNormalization(
             epsilon=self.layer_norm_epsilon,
             dtype=self.dtype_policy,
             name=f"{sublayer}_norm",

@@ -5,6 +5,7 @@ from keras import ops
 
 from keras_transformer.layers.attention_masks import padding_mask
 from keras_transformer.layers.hash_dropout import HashDropout
+from keras_transformer.layers.lean_layer_normalization import LeanLayerNormalization
 from keras_transformer.layers.learned_position_embedding import (
     LearnedPositionEmbedding,
 )
@@ -176,10 +177,10 @@ class Transformer(CachedDecoding, ChunkedLossTraining, keras.Model):
         ]
         self.encoder_final_norm = self.decoder_final_norm = None
         if normalize_first:
-            self.encoder_final_norm = keras.layers.LayerNormalization(
+            self.encoder_final_norm = LeanLayerNormalization(
                 epsilon=layer_norm_epsilon, dtype=dtype, name="encoder_final_norm"
             )
-            self.decoder_final_norm = keras.layers.LayerNormalization(
+            self.decoder_final_norm = LeanLayerNormalization(
                 epsilon=layer_norm_epsilon, dtype=dtype, name="decoder_final_norm"
             )
 

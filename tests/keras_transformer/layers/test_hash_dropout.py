@@ -4,7 +4,8 @@ import pytest
 from keras import ops
 
 from keras_transformer.layers import CachedMultiHeadAttention, HashDropout
-from keras_transformer.layers.hash_dropout import hash32, hash_bits
+from keras_transformer.layers.hash_dropout import hash32, hash_bits, scale_kept
+from tests.gradients import value_and_gradients
 from tests.layer_check import run_layer_check
 
 MASK = 0xFFFFFFFF
@@ -121,3 +122,23 @@ def test_attention_dropout_is_a_hash_dropout_with_one_seed_generator():
     y1 = layer(x, x, training=True)
     y2 = layer(x, x, training=True)
     assert not np.allclose(ops.convert_to_numpy(y1), ops.convert_to_numpy(y2))
+
+
+@pytest.mark.parametrize("mode", ["eager", "graph", "xla"])
+def test_scale_kept_gradient_is_the_same_masking(mode):
+    rng = np.random.default_rng(4)
+    x = rng.normal(size=(3, 4, 5)).astype("float32")
+    upstream = rng.normal(size=(3, 4, 5)).astype("float32")
+    keep = rng.random((3, 4, 5)) > 0.3
+    # A mask that broadcasts (noise_shape) too.
+    keep_rows = rng.random((3, 1, 5)) > 0.3
+
+    def dropped(x):
+        return ops.sum(
+            scale_kept(x, keep, 1.25) + scale_kept(x, keep_rows, 1.25) * upstream
+        )
+
+    value, (gradient,) = value_and_gradients(dropped, (x,), mode)
+    by_hand = 1.25 * (keep + keep_rows * upstream)
+    np.testing.assert_allclose(value, np.sum(x * by_hand), rtol=1e-5)
+    np.testing.assert_allclose(gradient, by_hand, rtol=1e-5, atol=1e-6)

@@ -4,7 +4,10 @@ import pytest
 from keras import ops
 
 from keras_transformer.layers import PositionWiseFeedForward
-from keras_transformer.layers.position_wise_feed_forward import relu_then_project
+from keras_transformer.layers.position_wise_feed_forward import (
+    rematerialized_feed_forward,
+)
+from tests.gradients import value_and_gradients
 from tests.layer_check import run_layer_check
 
 
@@ -43,54 +46,34 @@ def test_bad_arguments(kwargs, message):
         PositionWiseFeedForward(**kwargs)
 
 
-def _value_and_gradients(function, arguments, mode):
-    """`function(*arguments)` (a scalar) and its gradients, on this backend."""
-    if keras.backend.backend() == "jax":
-        import jax  # noqa: PLC0415 (the backend under test)
-
-        run = jax.value_and_grad(function, argnums=tuple(range(len(arguments))))
-        if mode != "eager":
-            run = jax.jit(run)
-        value, gradients = run(*arguments)
-    else:
-        import tensorflow as tf  # noqa: PLC0415
-
-        def run(*tensors):
-            with tf.GradientTape() as tape:
-                tape.watch(tensors)
-                value = function(*tensors)
-            return value, tape.gradient(value, tensors)
-
-        if mode != "eager":
-            run = tf.function(run, jit_compile=mode == "xla")
-        value, gradients = run(*(tf.constant(a) for a in arguments))
-    return np.array(value), [np.array(g) for g in gradients]
-
-
 @pytest.mark.parametrize("mode", ["eager", "graph", "xla"])
-def test_relu_then_project_gradients_equal_autodiff(mode):
+def test_rematerialized_feed_forward_gradients_equal_autodiff(mode):
     rng = np.random.default_rng(0)
-    pre_activation = rng.normal(size=(6, 5)).astype("float32")
-    pre_activation[0, :2] = 0.0  # ReLU's gradient at 0 is 0 in both
-    kernel = rng.normal(size=(5, 3)).astype("float32")
+    x = rng.normal(size=(6, 4)).astype("float32")
+    kernel_1 = rng.normal(size=(4, 5)).astype("float32")
+    bias_1 = rng.normal(size=(5,)).astype("float32")
+    # A pre-activation of exactly 0: ReLU's gradient there is 0 in both.
+    bias_1[0] = -float(x[0] @ kernel_1[:, 0])
+    kernel_2 = rng.normal(size=(5, 3)).astype("float32")
     # A non-unit upstream gradient.
     upstream = rng.normal(size=(6, 3)).astype("float32")
+    arguments = (x, kernel_1, bias_1, kernel_2)
 
-    def fused(x, w):
-        return ops.sum(relu_then_project(x, w) * upstream)
+    def fused(x, w1, b1, w2):
+        return ops.sum(rematerialized_feed_forward(x, w1, b1, w2) * upstream)
 
-    def reference(x, w):
-        return ops.sum(ops.matmul(ops.relu(x), w) * upstream)
+    def reference(x, w1, b1, w2):
+        return ops.sum(ops.matmul(ops.relu(ops.matmul(x, w1) + b1), w2) * upstream)
 
-    value, gradients = _value_and_gradients(fused, (pre_activation, kernel), mode)
-    want_value, want_gradients = _value_and_gradients(
-        reference, (pre_activation, kernel), "eager"
-    )
+    value, gradients = value_and_gradients(fused, arguments, mode)
+    want_value, want_gradients = value_and_gradients(reference, arguments, "eager")
     np.testing.assert_allclose(value, want_value, rtol=1e-5)
-    by_hand = (upstream @ kernel.T) * (pre_activation > 0)
-    np.testing.assert_allclose(gradients[0], by_hand, rtol=1e-5, atol=1e-6)
+    # d/d b_1 by hand: the upstream gradient through W_2, where ReLU is active.
+    pre_activation = x @ kernel_1 + bias_1
+    by_hand = ((upstream @ kernel_2.T) * (pre_activation > 0)).sum(0)
+    np.testing.assert_allclose(gradients[2], by_hand, rtol=1e-5, atol=1e-5)
     for got, want in zip(gradients, want_gradients, strict=True):
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
 def _layer_output_and_gradients(layer, x, upstream, training):
