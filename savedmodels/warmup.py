@@ -20,6 +20,7 @@ import numpy as np
 import tensorflow as tf
 
 from pipelines.special_tokens import PAD_ID
+from savedmodels.translator_module import decoding_buffer_length
 
 WARMUP_PATH = os.path.join("assets.extra", "tf_serving_warmup_requests")
 # TF Serving reads at most this many records.
@@ -76,8 +77,6 @@ def single_sentence_texts(module):
     (`translator_module.decoding_buffer_length`) that one sentence sent to
     `serving_default` can get, the shortest of the warm-up sentence's words
     repeated that gets it."""
-    from savedmodels.translator_module import decoding_buffer_length
-
     words = WARMUP_TEXTS[0].split()
     count = module.max_input_length  # enough words: a word is at least a piece
     repeated = (words * (count // len(words) + 1))[:count]

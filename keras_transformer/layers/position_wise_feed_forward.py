@@ -94,7 +94,7 @@ class PositionWiseFeedForward(keras.layers.Layer):
         self.built = True
 
     def call(self, inputs, training=None):
-        if training and self._fuses_relu_and_projection():
+        if training and self._rematerializes_in_training():
             first, second = self.intermediate_dense, self.output_dense
             dtype = self.compute_dtype
             # [B, T, D] -> [B*T, D] -> [B*T, D] -> [B, T, D]
@@ -112,7 +112,7 @@ class PositionWiseFeedForward(keras.layers.Layer):
         x = self.activation_dropout_layer(x, training=training)
         return self.output_dense(x)
 
-    def _fuses_relu_and_projection(self):
+    def _rematerializes_in_training(self):
         dense_layers = (self.intermediate_dense, self.output_dense)
         return (
             self.activation is keras.activations.relu

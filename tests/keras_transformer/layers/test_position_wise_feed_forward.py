@@ -97,13 +97,13 @@ def _layer_output_and_gradients(layer, x, upstream, training):
     return np.array(value), [np.array(g) for g in gradients]
 
 
-def test_training_uses_the_fused_op_with_the_same_outputs_and_gradients():
+def test_training_uses_the_rematerialized_op_with_the_same_outputs_and_gradients():
     rng = np.random.default_rng(1)
     x = rng.normal(size=(2, 3, 8)).astype("float32")
     upstream = rng.normal(size=(2, 3, 8)).astype("float32")
     layer = PositionWiseFeedForward(intermediate_dim=16)
     layer.build(x.shape)
-    assert layer._fuses_relu_and_projection()
+    assert layer._rematerializes_in_training()
     # training=False takes the plain path: ReLU, dropout, Dense.
     trained = _layer_output_and_gradients(layer, x, upstream, training=True)
     plain = _layer_output_and_gradients(layer, x, upstream, training=False)
@@ -120,4 +120,4 @@ def test_training_uses_the_fused_op_with_the_same_outputs_and_gradients():
 def test_other_activations_and_activation_dropout_take_the_plain_path(kwargs):
     layer = PositionWiseFeedForward(intermediate_dim=16, **kwargs)
     layer.build((2, 3, 8))
-    assert not layer._fuses_relu_and_projection()
+    assert not layer._rematerializes_in_training()
