@@ -63,6 +63,8 @@ def run_layer_check(
     if expect_trainable_weights:
         before = [np.array(w) for w in layer.trainable_weights]
         model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+        # As compile_transformer does: one trace of the train step, not two.
+        model.optimizer.build(model.trainable_variables)
         target = np.ones(expected_output_shape, "float32")
         history = model.fit(input_data, target, epochs=1, verbose=0)
         assert np.isfinite(history.history["loss"][0])

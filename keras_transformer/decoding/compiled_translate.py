@@ -70,7 +70,7 @@ def compiled_translate(
     if backend == "tensorflow":
         import tensorflow as tf
 
-        return tf.function(run, jit_compile=jit_compile)
+        return tf.function(run, jit_compile=jit_compile, autograph=False)
     if backend == "jax":
         import jax
 

@@ -54,6 +54,12 @@ def compile_transformer(
                 formed, which at `base` size saves most of 1.6 GB. `None`
                 computes the loss on the model's logits. Defaults to `512`.
 
+        The optimizer's variables (Adam's moments, the accumulators) are
+        created here, in the caller's strategy scope, rather than in the first
+        trace of the train step. Without an explicit strategy Keras defers them
+        to that trace, and `tf.function` then traces the whole train step a
+        second time once they exist (BUILD_NOTES.md, "Tests").
+
         Returns:
             The compiled model.
     """
@@ -81,4 +87,6 @@ def compile_transformer(
         jit_compile=jit_compile,
         steps_per_execution=steps_per_execution,
     )
+    if model.built and model.trainable_variables:
+        model.optimizer.build(model.trainable_variables)
     return model

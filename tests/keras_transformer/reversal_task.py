@@ -81,6 +81,9 @@ def run_toy_task(config=ToyTaskConfig(), model_config=None, verbose=1):
             from_logits=True, ignore_class=PAD_ID
         ),
     )
+    # Its variables now, not in the first trace of the train step, which
+    # `tf.function` would then trace again (as compile_transformer does).
+    model.optimizer.build(model.trainable_variables)
     source, decoder_input, target = make_reversal_data(
         config.train_examples, config, seed=config.seed
     )

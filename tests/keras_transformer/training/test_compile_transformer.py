@@ -48,6 +48,26 @@ def test_a_few_steps_reduce_the_loss_and_report_metrics():
     assert {"accuracy", "perplexity"} <= set(history.history)
 
 
+def test_fit_traces_the_train_step_once():
+    """The optimizer's variables exist after `compile_transformer`: without an
+    explicit strategy Keras would create them in the first trace, and
+    `tf.function` would then trace the whole train step again."""
+    model = compile_transformer(_model(), warmup_steps=5)
+    assert model.optimizer.built
+    assert len(model.optimizer.variables) > 2 * len(model.trainable_variables)
+    traces = []
+    train_step = model.train_step
+
+    def counted(*args):
+        traces.append(1)
+        return train_step(*args)
+
+    model.train_step = counted
+    ids = np.ones((4, 5), "int32")
+    model.fit({"source_ids": ids, "target_ids": ids}, ids, epochs=2, verbose=0)
+    assert len(traces) == 1
+
+
 def test_gradient_accumulation_updates_every_n_batches():
     model = compile_transformer(_model(), gradient_accumulation_steps=4)
     assert model.optimizer.gradient_accumulation_steps == 4
