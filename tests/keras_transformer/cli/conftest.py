@@ -46,16 +46,22 @@ def tiny_arguments(*extra):
     return [item for pair in (*TINY, *extra) for item in ("--set", pair)]
 
 
-@pytest.fixture(scope="session")
-def tiny_run(tmp_path_factory):
-    """A run directory after `train --recipe demo` for 15 updates."""
-    run_dir = tmp_path_factory.mktemp("tiny_run")
+def _train_tiny_run(run_dir):
     status = cli.main(
         ["train", "--recipe", "demo", "--run-dir", str(run_dir), "--train-steps", "15"]
         + tiny_arguments()
     )
     assert status == 0
-    return run_dir
+
+
+@pytest.fixture(scope="session")
+def tiny_run(tmp_path_factory):
+    """A run directory after `train --recipe demo` for 15 updates, trained once
+    per test run (`tests/shared_build.py`): read-only, tests that write into a
+    run copy it first (`copy_run`)."""
+    from tests.shared_build import build_once
+
+    return build_once(tmp_path_factory, "tiny_run", _train_tiny_run)
 
 
 # What a copy of the tiny run needs to be read (the training cache is left
@@ -80,9 +86,13 @@ def copy_run(run_dir, target):
 
 @pytest.fixture(scope="session")
 def exported_run(tiny_run, tmp_path_factory):
-    """A copy of the tiny run, exported once (`export/1`, no op check); tests
-    copy it again before damaging anything."""
-    run_dir = copy_run(tiny_run, tmp_path_factory.mktemp("exported_run") / "run")
-    argv = ["export", "--run-dir", str(run_dir), "--tf-text-version", "none"]
-    assert cli.main(argv) == 0
-    return run_dir
+    """A copy of the tiny run, exported once per test run (`export/1`, no op
+    check); tests copy it again before damaging anything."""
+    from tests.shared_build import build_once
+
+    def export(folder):
+        run_dir = copy_run(tiny_run, folder / "run")
+        argv = ["export", "--run-dir", str(run_dir), "--tf-text-version", "none"]
+        assert cli.main(argv) == 0
+
+    return build_once(tmp_path_factory, "exported_run", export) / "run"

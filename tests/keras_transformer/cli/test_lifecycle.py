@@ -1,4 +1,4 @@
-"""average -> evaluate -> export -> translate on the shared tiny run."""
+"""average -> evaluate -> export -> translate on a copy of the shared tiny run."""
 
 import json
 
@@ -10,6 +10,7 @@ import savedmodels.export
 from keras_transformer import cli
 from keras_transformer.cli.data import read_texts
 from keras_transformer.recipes import Recipe
+from tests.keras_transformer.cli.conftest import copy_run
 
 
 def _weights(path):
@@ -25,13 +26,15 @@ def _weights(path):
 
 
 def test_average_evaluate_export_translate(tiny_run, tmp_path, capsys, monkeypatch):
-    run = str(tiny_run)
+    # A copy: the shared tiny run stays as trained (cli/conftest.py).
+    run_dir = copy_run(tiny_run, tmp_path / "run")
+    run = str(run_dir)
     # average: the mean of the last two checkpoints, with a record.
     assert cli.main(["average", "--run-dir", run, "--last", "2"]) == 0
-    (averaged,) = (tiny_run / "averaged").glob("*.weights.h5")
+    (averaged,) = (run_dir / "averaged").glob("*.weights.h5")
     assert averaged.name == "avg-00000010-00000015-n2.weights.h5"
-    first = _weights(tiny_run / "checkpoints" / "ckpt-00000010.weights.h5")
-    second = _weights(tiny_run / "checkpoints" / "ckpt-00000015.weights.h5")
+    first = _weights(run_dir / "checkpoints" / "ckpt-00000010.weights.h5")
+    second = _weights(run_dir / "checkpoints" / "ckpt-00000015.weights.h5")
     mean = _weights(averaged)
     assert mean.keys() == first.keys() and len(mean) > 5
     for name, value in mean.items():
@@ -47,11 +50,11 @@ def test_average_evaluate_export_translate(tiny_run, tmp_path, capsys, monkeypat
         == 0
     )
     assert "sacreBLEU BLEU" in capsys.readouterr().out
-    scores = json.loads((tiny_run / "eval" / "all.json").read_text())
+    scores = json.loads((run_dir / "eval" / "all.json").read_text())
     assert scores["sentences"] == 6 and scores["weights"] == str(averaged)
     assert scores["bleu_signature"].startswith("nrefs:1")
-    hypotheses = (tiny_run / "eval" / "all.txt").read_text().split("\n")[:-1]
-    recipe = Recipe.from_dict(json.loads((tiny_run / "recipe.json").read_text()))
+    hypotheses = (run_dir / "eval" / "all.txt").read_text().split("\n")[:-1]
+    recipe = Recipe.from_dict(json.loads((run_dir / "recipe.json").read_text()))
     _, references = read_texts(recipe, "all", limit=6)
     bleu = sacrebleu.corpus_bleu(hypotheses, [references]).score
     assert abs(bleu - scores["bleu"]) < 1e-9
@@ -68,7 +71,7 @@ def test_average_evaluate_export_translate(tiny_run, tmp_path, capsys, monkeypat
     monkeypatch.setattr(savedmodels.export, "check_serving_ops", no_check)
     assert cli.main(["export", "--run-dir", run, "--tf-text-version", "none"]) == 0
     monkeypatch.undo()
-    export = tiny_run / "export" / "1"
+    export = run_dir / "export" / "1"
     assert (export / "saved_model.pb").exists()
     exported = json.loads((export / "assets.extra" / "record.json").read_text())
     assert exported["record"]["averaged_steps"] == [10, 15]
