@@ -1,8 +1,12 @@
+import keras
 import numpy as np
 import pytest
+from keras import ops
 
 from keras_transformer.layers import CachedMultiHeadAttention
 from keras_transformer.layers.attention_masks import causal_attention_mask
+from keras_transformer.layers.cached_multi_head_attention import masked_softmax
+from tests.gradients import value_and_gradients
 from tests.layer_check import run_layer_check
 
 
@@ -64,6 +68,58 @@ def test_attention_scores_rows_sum_to_one_and_respect_mask():
     assert scores.shape == (2, 2, 4, 5)
     np.testing.assert_allclose(scores.sum(-1), 1.0, atol=1e-6)
     np.testing.assert_array_equal(scores[..., -1], 0.0)
+
+
+def _softmax_inputs():
+    rng = np.random.default_rng(3)
+    scores = rng.normal(0.0, 3.0, size=(2, 2, 4, 5)).astype("float32")
+    upstream = rng.normal(size=(2, 2, 4, 5)).astype("float32")
+    mask = rng.random((2, 1, 4, 5)) < 0.6
+    mask[0, 0, 1] = False  # a row with nothing to attend to
+    mask[1, 0, 2] = True
+    return scores, upstream, mask
+
+
+@pytest.mark.parametrize("mode", ["eager", "graph", "xla"])
+def test_masked_softmax_equals_keras_softmax_and_its_gradient(mode):
+    scores, upstream, mask = _softmax_inputs()
+    keras_softmax = keras.layers.Softmax(axis=-1)
+
+    def lean(x):
+        return ops.sum(masked_softmax(x, mask) * upstream)
+
+    def reference(x):
+        return ops.sum(keras_softmax(x, mask=mask) * upstream)
+
+    probs = ops.convert_to_numpy(masked_softmax(scores, mask))
+    np.testing.assert_array_equal(
+        probs, ops.convert_to_numpy(keras_softmax(scores, mask=mask))
+    )
+    # Rows sum to 1, masked positions are 0, the fully masked row is all 0.
+    np.testing.assert_allclose(probs[1].sum(-1), 1.0, atol=1e-6)
+    np.testing.assert_array_equal(probs[~np.broadcast_to(mask, probs.shape)], 0.0)
+    np.testing.assert_array_equal(probs[0, :, 1], 0.0)
+    value, (gradient,) = value_and_gradients(lean, (scores,), mode)
+    want_value, (want_gradient,) = value_and_gradients(reference, (scores,), "eager")
+    np.testing.assert_allclose(value, want_value, rtol=1e-5)
+    np.testing.assert_allclose(gradient, want_gradient, rtol=1e-5, atol=1e-6)
+    # By hand: p * (g - sum(g * p)) on each row; 0 in the fully masked row.
+    by_hand = probs * (upstream - (upstream * probs).sum(-1, keepdims=True))
+    np.testing.assert_allclose(gradient, by_hand, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(gradient[0, :, 1], 0.0)
+
+
+def test_masked_softmax_under_half_precision_matches_keras():
+    scores, _, mask = _softmax_inputs()
+    for dtype in ("float16", "bfloat16"):
+        half = ops.cast(scores, dtype)
+        got = masked_softmax(half, mask)
+        assert keras.backend.standardize_dtype(got.dtype) == dtype
+        want = keras.layers.Softmax(axis=-1, dtype=dtype)(half, mask=mask)
+        np.testing.assert_array_equal(
+            ops.convert_to_numpy(ops.cast(got, "float32")),
+            ops.convert_to_numpy(ops.cast(want, "float32")),
+        )
 
 
 def test_self_attention_cache_reproduces_full_causal_attention():
