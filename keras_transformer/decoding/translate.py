@@ -9,6 +9,7 @@ from keras_transformer.decoding.beam_utils import gather_beams
 from keras_transformer.decoding.bracket_constraint import constrained_search
 from keras_transformer.decoding.decoding_config import DecodingConfig
 from keras_transformer.decoding.greedy_search import greedy_search
+from keras_transformer.decoding.in_place_cache import owned_caches
 from keras_transformer.decoding.length_penalty import length_penalty
 from keras_transformer.decoding.sampling_search import sampling_search
 from keras_transformer.models import BOS_ID, EOS_ID, PAD_ID
@@ -256,99 +257,104 @@ def translate(
     self_caches, encoder_cache = model.init_cache(
         encoder_output, source_mask, max_length * slots
     )
-    batch_size = ops.shape(source_ids)[0]
-    initial_ids = ops.full((batch_size,), bos_id, dtype="int32")
-    # Arguments every beam search below shares.
-    beam = dict(
-        beam_size=beam_size,
-        alpha=config.alpha,
-        eos_id=eos_id,
-        max_length=max_length,
-        max_lengths=max_lengths,
-        pad_id=PAD_ID,
-    )
+    # In a TensorFlow graph the search writes its own copies of the
+    # self-attention caches in place (`in_place_cache`).
+    with owned_caches(self_caches) as self_caches:
+        batch_size = ops.shape(source_ids)[0]
+        initial_ids = ops.full((batch_size,), bos_id, dtype="int32")
+        # Arguments every beam search below shares.
+        beam = dict(
+            beam_size=beam_size,
+            alpha=config.alpha,
+            eos_id=eos_id,
+            max_length=max_length,
+            max_lengths=max_lengths,
+            pad_id=PAD_ID,
+        )
 
-    if config.method == "beam" and not shared:
-        # The encoder side stays [B, ...]: the K beam rows of a sentence
-        # attend to its one cross-attention cache row (see
-        # `CachedMultiHeadAttention`); the self-attention cache is tiled to
-        # one row per beam and reordered with the beams.
+        if config.method == "beam" and not shared:
+            # The encoder side stays [B, ...]: the K beam rows of a sentence
+            # attend to its one cross-attention cache row (see
+            # `CachedMultiHeadAttention`); the self-attention cache is tiled to
+            # one row per beam and reordered with the beams.
+            step, state = constrained_search(
+                constraint,
+                word_counts,
+                max_lengths,
+                _cached_step(model, encoder_cache, num_beams=beam_size),
+                self_caches,
+                rows_per_count=1,
+            )
+            return beam_search(step, initial_ids, state, **beam)
+        if config.method == "beam":
+            # One cache row per sentence on both sides: the K beam rows of a
+            # sentence attend to its cross-attention row and share one
+            # self-attention row of K slots per position, so nothing is tiled
+            # and reordering beams moves no keys or values (`_beam_shared_step`).
+            state = {
+                "self": self_caches,
+                # [B*K, T], -1: not decoded yet
+                "history": ops.full((batch_size * beam_size, max_length), -1, "int32"),
+            }
+            step, state = constrained_search(
+                constraint,
+                word_counts,
+                max_lengths,
+                _beam_shared_step(model, encoder_cache, beam_size),
+                state,
+                rows_per_count=beam_size,
+            )
+            return beam_search(
+                step,
+                initial_ids,
+                state,
+                **beam,
+                tile_cache_fn=lambda state, k: state,
+                reorder_cache_fn=(
+                    _reorder_history
+                    if constraint is None
+                    else _reorder_constrained_history
+                ),
+            )
         step, state = constrained_search(
             constraint,
             word_counts,
             max_lengths,
-            _cached_step(model, encoder_cache, num_beams=beam_size),
+            _cached_step(model, encoder_cache),
             self_caches,
             rows_per_count=1,
         )
-        return beam_search(step, initial_ids, state, **beam)
-    if config.method == "beam":
-        # One cache row per sentence on both sides: the K beam rows of a
-        # sentence attend to its cross-attention row and share one
-        # self-attention row of K slots per position, so nothing is tiled
-        # and reordering beams moves no keys or values (`_beam_shared_step`).
-        state = {
-            "self": self_caches,
-            # [B*K, T], -1: not decoded yet
-            "history": ops.full((batch_size * beam_size, max_length), -1, "int32"),
-        }
-        step, state = constrained_search(
-            constraint,
-            word_counts,
+        if config.method == "greedy":
+            ids, log_probs = greedy_search(
+                step,
+                initial_ids,
+                state,
+                eos_id=eos_id,
+                max_length=max_length,
+                pad_id=PAD_ID,
+                max_lengths=max_lengths,
+                return_scores=True,
+            )
+        else:
+            ids, log_probs = sampling_search(
+                step,
+                initial_ids,
+                state,
+                eos_id=eos_id,
+                max_length=max_length,
+                temperature=config.temperature,
+                top_k=config.top_k,
+                seed=seed,
+                pad_id=PAD_ID,
+                max_lengths=max_lengths,
+            )
+        # [B, T] -> [B]: eos position + 1, or the sentence's limit without eos
+        is_eos = ops.equal(ids, eos_id)
+        lengths = ops.where(
+            ops.any(is_eos, axis=1),
+            ops.cast(ops.argmax(ops.cast(is_eos, "int32"), axis=1), "int32") + 1,
             max_lengths,
-            _beam_shared_step(model, encoder_cache, beam_size),
-            state,
-            rows_per_count=beam_size,
         )
-        return beam_search(
-            step,
-            initial_ids,
-            state,
-            **beam,
-            tile_cache_fn=lambda state, k: state,
-            reorder_cache_fn=(
-                _reorder_history if constraint is None else _reorder_constrained_history
-            ),
-        )
-    step, state = constrained_search(
-        constraint,
-        word_counts,
-        max_lengths,
-        _cached_step(model, encoder_cache),
-        self_caches,
-        rows_per_count=1,
-    )
-    if config.method == "greedy":
-        ids, log_probs = greedy_search(
-            step,
-            initial_ids,
-            state,
-            eos_id=eos_id,
-            max_length=max_length,
-            pad_id=PAD_ID,
-            max_lengths=max_lengths,
-            return_scores=True,
-        )
-    else:
-        ids, log_probs = sampling_search(
-            step,
-            initial_ids,
-            state,
-            eos_id=eos_id,
-            max_length=max_length,
-            temperature=config.temperature,
-            top_k=config.top_k,
-            seed=seed,
-            pad_id=PAD_ID,
-            max_lengths=max_lengths,
-        )
-    # [B, T] -> [B]: eos position + 1, or the sentence's limit without eos
-    is_eos = ops.equal(ids, eos_id)
-    lengths = ops.where(
-        ops.any(is_eos, axis=1),
-        ops.cast(ops.argmax(ops.cast(is_eos, "int32"), axis=1), "int32") + 1,
-        max_lengths,
-    )
-    scores = log_probs / length_penalty(lengths, config.alpha)
-    # [B, T] -> [B, 1, T] and [B] -> [B, 1]
-    return ops.expand_dims(ids, 1), ops.expand_dims(scores, 1)
+        scores = log_probs / length_penalty(lengths, config.alpha)
+        # [B, T] -> [B, 1, T] and [B] -> [B, 1]
+        return ops.expand_dims(ids, 1), ops.expand_dims(scores, 1)

@@ -1,6 +1,8 @@
 """Multi-head attention with a key/value cache (paper §3.2)."""
 
+import contextlib
 import math
+import threading
 
 import keras
 from keras import ops, tree
@@ -122,10 +124,8 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
                     new_keys = _interleave_beams(new_keys, beams)
                     new_values = _interleave_beams(new_values, beams)
                     start = cache_update_index * beams
-                key_cache = ops.slice_update(key_cache, [0, 0, start, 0], new_keys)
-                value_cache = ops.slice_update(
-                    value_cache, [0, 0, start, 0], new_values
-                )
+                key_cache = _write_cache(key_cache, start, new_keys)
+                value_cache = _write_cache(value_cache, start, new_values)
             key, value = key_cache, value_cache
             cache = (key_cache, value_cache)
 
@@ -259,6 +259,41 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
                 tuple(keras.KerasTensor(c.shape, dtype=c.dtype) for c in cache),
             )
         return outputs[0] if len(outputs) == 1 else outputs
+
+
+_CACHE_WRITER = threading.local()
+
+
+@contextlib.contextmanager
+def cache_writer(write_fn):
+    """`CachedMultiHeadAttention` writes its caches with `write_fn` in the block.
+
+    By default a layer writes the new keys and values into a self-attention
+    cache with `keras.ops.slice_update`, which returns a new tensor. A
+    search that owns its caches (they are read by nobody else) may supply a
+    writer that updates them in place: `decoding.in_place_cache` does for
+    TensorFlow graph mode, where `slice_update` copies the whole cache at
+    every step (BUILD_NOTES.md, "Decoding"). The writer is read while the
+    layer is traced, in the tracing thread.
+
+    Args:
+        write_fn: `fn(cache [B, H, S, d], start, updates [B, H, t, d]) -> cache`
+            with `updates` written at positions `start .. start + t - 1`.
+    """
+    previous = getattr(_CACHE_WRITER, "write_fn", None)
+    _CACHE_WRITER.write_fn = write_fn
+    try:
+        yield
+    finally:
+        _CACHE_WRITER.write_fn = previous
+
+
+def _write_cache(cache, start, updates):
+    """`updates` `[B, H, t, d]` written into `cache` at position `start`."""
+    write_fn = getattr(_CACHE_WRITER, "write_fn", None)
+    if write_fn is None:
+        return ops.slice_update(cache, [0, 0, start, 0], updates)
+    return write_fn(cache, start, updates)
 
 
 def masked_softmax(scores, mask):
