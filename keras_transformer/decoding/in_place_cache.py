@@ -64,7 +64,7 @@ def write_rows_in_place(cache, start, updates):
     written = tf.raw_ops.InplaceUpdate(
         x=tf.reshape(cache, (-1, depth)),
         i=rows,
-        v=tf.reshape(tf.cast(updates, cache.dtype), (-1, depth)),
+        v=tf.reshape(updates, (-1, depth)),
     )
     return tf.reshape(written, shape)
 

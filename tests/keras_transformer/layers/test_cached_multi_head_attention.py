@@ -5,7 +5,7 @@ from keras import ops
 
 from keras_transformer.layers import CachedMultiHeadAttention
 from keras_transformer.layers.attention_masks import causal_attention_mask
-from keras_transformer.layers.cached_multi_head_attention import masked_softmax
+from keras_transformer.layers.masked_softmax import masked_softmax
 from tests.gradients import value_and_gradients
 from tests.layer_check import run_layer_check
 
