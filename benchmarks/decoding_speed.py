@@ -37,6 +37,12 @@ float32), in graph mode and with XLA:
 
     python benchmarks/decoding_speed.py --modes graph graph_int8 ct2_int8
 
+`graph_bf16` and `xla_bf16` run the model built with Keras' `bfloat16` policy
+(bfloat16 weights, compute and caches): what `--compute-dtype bfloat16` gives
+`translate`, `evaluate` and `export`:
+
+    python benchmarks/decoding_speed.py --modes graph xla_bf16 ct2_int8 --processes 5
+
 Every line also has `matmul_peak_gflops`, the process's fp32 matmul peak
 (`training_speed.matmul_peak_gflops`), on TensorFlow.
 """
@@ -162,12 +168,15 @@ def run_ctranslate2(config, source, beam_size, output_tokens, repeats, quantizat
 def run_ours(config, source, mode, method, output_tokens, repeats):
     """Seconds (first call, then median of `repeats`) of `compiled_translate`."""
     keras.utils.set_random_seed(0)
-    model = build_transformer(config)
+    # the same random weights in both dtypes: the variables stay float32
+    model = build_transformer(
+        config, dtype="bfloat16" if mode.endswith("_bf16") else None
+    )
     if mode.endswith("_int8"):
         # Keras' int8 weights: Dense and EinsumDense kernels in int8 with
         # per-channel scales, their inputs quantized on the fly. The tied
         # embedding stays float32 (Keras quantizes `ReversibleEmbedding`
-        # itself, not subclasses; see benchmarks/int8_quality.py).
+        # itself, not subclasses; see benchmarks/precision_quality.py).
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "Layer X does not have ..."
             model.quantize("int8")

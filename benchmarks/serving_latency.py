@@ -46,10 +46,14 @@ the extra length, rounded up to a multiple of 16 (`TranslatorModule`);
 in-process `translate`'s is the exact sum (the same results: each sentence
 stops at its own limit).
 `--max-input-length` sets the longest input the export accepts (longer
-inputs are truncated).
+inputs are truncated). `--compute-dtype bfloat16` exports and decodes the
+model in bfloat16, as `keras-transformer export --compute-dtype bfloat16`
+does.
 
     python benchmarks/serving_latency.py
     python benchmarks/serving_latency.py --run-dir keras-transformer-demo
+    python benchmarks/serving_latency.py --run-dir keras-transformer-demo \
+        --compute-dtype bfloat16
     python benchmarks/serving_latency.py --requests 20 --repeats 1 \
         --max-extra-length 10 --max-input-length 64
 """
@@ -120,6 +124,9 @@ def main():
     # None: the model's max_sequence_length (256), the export's default (with
     # --run-dir: the recipe's training length, as `export` does).
     parser.add_argument("--max-input-length", type=int, default=None)
+    parser.add_argument(
+        "--compute-dtype", default="float32", choices=["float32", "bfloat16"]
+    )
     parser.add_argument("--requests", type=int, default=100)
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--repeats", type=int, default=3)
@@ -226,6 +233,7 @@ def main():
             {
                 "config": args.config if args.run_dir is None else "trained",
                 "weights": weights,
+                "compute_dtype": args.compute_dtype,
                 "backend": keras.backend.backend(),
                 "beam_size": args.beam_size,
                 "alpha": args.alpha,
@@ -277,7 +285,9 @@ def _model(args):
         from keras_transformer.cli.export import translator_arguments
         from keras_transformer.cli.trained_model import load_trained_model
 
-        recipe, tokenizer, model, weights = load_trained_model(args.run_dir)
+        recipe, tokenizer, model, weights = load_trained_model(
+            args.run_dir, compute_dtype=args.compute_dtype
+        )
         max_input_length = (
             args.max_input_length or (translator_arguments(recipe)["max_input_length"])
         )
@@ -290,7 +300,7 @@ def _model(args):
     config = TransformerConfig(
         dropout=0.0, source_vocab_size=tokenizer.vocab_size, **CONFIGS[args.config]
     )
-    model = build_transformer(config)
+    model = build_transformer(config, dtype=args.compute_dtype)
     max_input_length = args.max_input_length or model.max_sequence_length
     return model, tokenizer, max_input_length, "random"
 

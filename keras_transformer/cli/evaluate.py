@@ -25,6 +25,7 @@ def evaluate(
     paper_style=False,
     batch_size=64,
     verbose=1,
+    compute_dtype="float32",
 ):
     """Translates a split of the run's data and scores it with sacreBLEU.
 
@@ -47,11 +48,16 @@ def evaluate(
             (German or French targets only).
         batch_size: int. Sentences per decoding batch.
         verbose: int.
+        compute_dtype: str. `"float32"` (decoded with XLA) or `"bfloat16"`
+            (in graph mode); see `load_trained_model`. Recorded in
+            `eval/<split>.json`.
 
     Returns:
         The scores dict (as written to `eval/<split>.json`).
     """
-    recipe, tokenizer, model, weights = load_trained_model(run_dir, weights, task=None)
+    recipe, tokenizer, model, weights = load_trained_model(
+        run_dir, weights, task=None, compute_dtype=compute_dtype
+    )
     if recipe.task == "parsing":
         from keras_transformer.cli.parse import evaluate_parses
 
@@ -81,11 +87,15 @@ def evaluate(
         print_fn=print if verbose else None,
         batch_size=batch_size,
         progress=bool(verbose),
+        # bfloat16 decodes in graph mode, as the export does: XLA's CPU
+        # backend runs its matmuls without AMX, slower than float32
+        # (BUILD_NOTES.md, "bfloat16 decoding").
+        jit_compile=compute_dtype == "float32",
     )
     scores = {key: value for key, value in result.items() if key != "hypotheses"}
     scores["target_language"] = recipe.target_language
     return write_evaluation(
-        run_dir, split, result["hypotheses"], scores, weights, config
+        run_dir, split, result["hypotheses"], scores, weights, config, model
     )
 
 
@@ -121,10 +131,11 @@ def best_hypothesis_decoding(recipe, overrides=None):
     return base.with_overrides(**(overrides or {}))
 
 
-def write_evaluation(run_dir, split, outputs, scores, weights, config):
+def write_evaluation(run_dir, split, outputs, scores, weights, config, model):
     """Writes `eval/<split>.txt` (one output per line, in the split's order)
     and `eval/<split>.json` (`scores` plus the split, sentence count,
-    weights, their step and the decoding settings); returns the latter."""
+    weights, their step, the decoding settings and the `model`'s compute
+    dtype); returns the latter."""
     run = RunDirectory(run_dir)
     os.makedirs(run.join("eval"), exist_ok=True)
     text = "".join(f"{line}\n" for line in outputs)
@@ -138,6 +149,7 @@ def write_evaluation(run_dir, split, outputs, scores, weights, config):
         if os.path.exists(weights_record)
         else None,
         "decoding": config.to_dict(),
+        "compute_dtype": model.compute_dtype,
     }
     atomic_write_json(scores, run.join("eval", f"{split}.json"))
     return scores

@@ -17,6 +17,7 @@ def export(
     overwrite=False,
     tf_text_version=None,
     verbose=1,
+    compute_dtype="float32",
 ):
     """Exports tokenizer + weights + beam search to `<run_dir>/export/<version>/`.
 
@@ -30,13 +31,18 @@ def export(
     `tf_text_version` is the tensorflow-text release of the target TF Serving
     for the op check: `None` for the release stock TF Serving links
     (`savedmodels.export_translator`'s default), `"none"` to skip the check.
+    `compute_dtype` `"bfloat16"` exports the model computing in bfloat16
+    (`load_trained_model`; the record names it, and only an evaluation made
+    in the same compute dtype is copied into it).
 
     Returns:
         The path of the written version directory.
     """
     from savedmodels import export_translator
 
-    recipe, tokenizer, model, weights = load_trained_model(run_dir, weights, task=None)
+    recipe, tokenizer, model, weights = load_trained_model(
+        run_dir, weights, task=None, compute_dtype=compute_dtype
+    )
     run = RunDirectory(run_dir)
     parser = {}
     if recipe.task == "parsing":  # a `parse` signature, trees out (§6.3)
@@ -44,7 +50,11 @@ def export(
             "target_tokenizer": load_target_tokenizer(run, recipe),
             "tree_tags": recipe.tree_tags,
         }
-    record = {"recipe": recipe.to_dict(), "weights": os.path.abspath(weights)}
+    record = {
+        "recipe": recipe.to_dict(),
+        "weights": os.path.abspath(weights),
+        "compute_dtype": compute_dtype,
+    }
     weights_record = record_path(weights)
     if os.path.exists(weights_record):
         checkpoint = read_json(weights_record)
@@ -53,7 +63,12 @@ def export(
     scores_path = run.join("eval", f"{recipe.test_split}.json")
     if os.path.exists(scores_path):
         scores = read_json(scores_path)
-        if scores.get("weights") == weights:
+        # An evaluation of these weights in this compute dtype (older
+        # evaluations, without the field, were float32).
+        if (scores.get("weights"), scores.get("compute_dtype", "float32")) == (
+            weights,
+            compute_dtype,
+        ):
             record["evaluation"] = {
                 key: scores.get(key)
                 for key in (

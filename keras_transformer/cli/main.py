@@ -117,6 +117,7 @@ def _evaluate(args):
         limit=args.limit,
         decoding=_decoding_overrides(args),
         paper_style=args.paper_style,
+        compute_dtype=args.compute_dtype,
     )
 
 
@@ -132,7 +133,11 @@ def _translate(args):
     total = count_lines(args.input)
     check_output_path(args.output, args.input)
     translator, decoding = load_translator(
-        args.run_dir, args.export, args.weights, _decoding_overrides(args)
+        args.run_dir,
+        args.export,
+        args.weights,
+        _decoding_overrides(args),
+        compute_dtype=args.compute_dtype,
     )
     # Progress on stderr, unless it would be drawn among the translations.
     shown = args.output != "-" or (sys.stderr.isatty() and not sys.stdout.isatty())
@@ -191,6 +196,7 @@ def _export(args):
         version=args.version,
         overwrite=args.overwrite,
         tf_text_version=args.tf_text_version,
+        compute_dtype=args.compute_dtype,
     )
 
 
@@ -360,6 +366,19 @@ def _add_decoding_arguments(parser, where):
     )
 
 
+def _add_compute_dtype_argument(parser, default="float32", where="float32"):
+    parser.add_argument(
+        "--compute-dtype",
+        # `trained_model.COMPUTE_DTYPE_POLICIES`' keys (a test checks), not
+        # imported: that module loads TensorFlow, and `--help` should not
+        choices=["bfloat16", "float32"],
+        default=default,
+        help="Compute in bfloat16 instead of float32 (weights stay float32): "
+        "faster on CPUs with AMX or AVX-512 BF16, BLEU within a few tenths "
+        f"(BUILD_NOTES.md). Default: {where}.",
+    )
+
+
 def build_parser():
     parser = ArgumentParser(
         prog="keras-transformer",
@@ -489,6 +508,7 @@ def build_parser():
         action="store_true",
         help="Also the paper's tokenized, compound-split BLEU (Table 2 only).",
     )
+    _add_compute_dtype_argument(evaluate)
     evaluate.set_defaults(handler=_evaluate)
 
     translate = commands.add_parser(
@@ -546,6 +566,10 @@ def build_parser():
         default=256,
         help="The most lines in one batch. Default: %(default)s.",
     )
+    # No default: an export computes in the dtype it was exported with.
+    _add_compute_dtype_argument(
+        translate, default=None, where="float32 with --run-dir; an export's own"
+    )
     translate.set_defaults(handler=_translate)
 
     parse = commands.add_parser(
@@ -584,6 +608,7 @@ def build_parser():
         help="tensorflow-text release of the target TF Serving, for the op check "
         "('none' skips it). Default: the release stock TF Serving links.",
     )
+    _add_compute_dtype_argument(export)
     export.set_defaults(handler=_export)
 
     attention = commands.add_parser(

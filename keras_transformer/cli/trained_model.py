@@ -19,8 +19,20 @@ from keras_transformer.training.corrupt_file_error import (
 # What each task's runs are used with, for the message that refuses the other.
 TASK_COMMANDS = {"translation": "translate", "parsing": "parse"}
 
+# `--compute-dtype`: the Keras dtype policy the model is built with for
+# decoding. "bfloat16" holds the weights (rounded from the float32 ones on
+# loading), the matmuls, attention and decoding caches in bfloat16, which
+# CPUs with AMX or AVX-512 BF16 run faster; layer normalization and the
+# softmax over the vocabulary still compute in float32. Keras'
+# `mixed_bfloat16` (float32 variables) was not faster: it casts every kernel,
+# the 8,000 x 256 output projection included, at every decoding step
+# (BUILD_NOTES.md, "bfloat16 decoding").
+COMPUTE_DTYPE_POLICIES = {"float32": "float32", "bfloat16": "bfloat16"}
 
-def load_trained_model(run_dir, weights=None, task="translation"):
+
+def load_trained_model(
+    run_dir, weights=None, task="translation", compute_dtype="float32"
+):
     """Returns `(recipe, tokenizer, model, weights_path)` of a run.
 
     Args:
@@ -29,7 +41,14 @@ def load_trained_model(run_dir, weights=None, task="translation"):
             averaged weights, else the newest checkpoint.
         task: str or `None`. The task the caller handles; a run of another
             task is refused naming its command. `None` accepts any.
+        compute_dtype: str. `"float32"` (the default) or `"bfloat16"` (see
+            `COMPUTE_DTYPE_POLICIES`).
     """
+    if compute_dtype not in COMPUTE_DTYPE_POLICIES:
+        raise ValueError(
+            f"compute_dtype must be one of {sorted(COMPUTE_DTYPE_POLICIES)}. "
+            f"Received: compute_dtype={compute_dtype!r}"
+        )
     run = RunDirectory(run_dir)
     recipe = run.read_recipe()
     if task is not None and recipe.task != task:
@@ -54,7 +73,8 @@ def load_trained_model(run_dir, weights=None, task="translation"):
     target_tokenizer = load_target_tokenizer(run, recipe)
     target_vocab_size = target_tokenizer.vocab_size if target_tokenizer else None
     model = build_transformer(
-        recipe.model_config(tokenizer.vocab_size, target_vocab_size)
+        recipe.model_config(tokenizer.vocab_size, target_vocab_size),
+        dtype=COMPUTE_DTYPE_POLICIES[compute_dtype],
     )
     try:
         model.load_weights(weights, skip_mismatch=False)

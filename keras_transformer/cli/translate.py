@@ -23,7 +23,9 @@ from keras_transformer.training.atomic_files import is_disk_full
 from keras_transformer.validation import check_positive_int
 
 
-def load_translator(run_dir=None, export_dir=None, weights=None, overrides=None):
+def load_translator(
+    run_dir=None, export_dir=None, weights=None, overrides=None, compute_dtype=None
+):
     """The translator of a run directory or of an exported SavedModel.
 
     Both run the exported search (`savedmodels.TranslatorModule`): in-process
@@ -35,6 +37,9 @@ def load_translator(run_dir=None, export_dir=None, weights=None, overrides=None)
         weights: with `run_dir`, a weights file (default: the newest).
         overrides: dict or `None`. `DecodingConfig` fields given by the user;
             the others are the run's recipe's, or the export's recorded ones.
+        compute_dtype: with `run_dir`, `"float32"` (`None`: the default) or
+            `"bfloat16"` (`load_trained_model`); an export computes in the
+            dtype it was exported with.
 
     Returns:
         `(translator, decoding)`: `translator(texts, decoding) ->
@@ -45,6 +50,12 @@ def load_translator(run_dir=None, export_dir=None, weights=None, overrides=None)
 
     if (run_dir is None) == (export_dir is None):
         raise UserError("Give exactly one of --run-dir and --export.")
+    if export_dir is not None and compute_dtype is not None:
+        raise UserError(
+            "--compute-dtype is for --run-dir: an export computes in the dtype "
+            "it was exported with (`export --compute-dtype`). "
+            f"Received: --compute-dtype={compute_dtype}"
+        )
     if export_dir is not None:
         signature = load_saved_model(export_dir).signatures.get("translate")
         if signature is None:
@@ -58,7 +69,9 @@ def load_translator(run_dir=None, export_dir=None, weights=None, overrides=None)
         from keras_transformer.cli.trained_model import load_trained_model
         from savedmodels import TranslatorModule
 
-        recipe, tokenizer, model, _ = load_trained_model(run_dir, weights)
+        recipe, tokenizer, model, _ = load_trained_model(
+            run_dir, weights, compute_dtype=compute_dtype or "float32"
+        )
         decoding = recipe.decoding.with_overrides(**(overrides or {}))
         # Traces the searches up to the asked beam only (one per beam size).
         arguments = translator_arguments(recipe, decoding, decoding.beam_size)

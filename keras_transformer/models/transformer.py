@@ -197,9 +197,12 @@ class Transformer(CachedDecoding, ChunkedLossTraining, keras.Model):
         super().__init__(
             inputs={"source_ids": source_ids, "target_ids": target_ids},
             outputs=logits,
-            dtype=dtype,
             **kwargs,
         )
+        if dtype is not None:
+            # A functional model ignores `dtype`: set, `compute_dtype` and
+            # `get_config` name the layers' policy rather than the global one.
+            self.dtype_policy = keras.dtype_policies.get(dtype)
 
         # === Config ===
         self.source_vocab_size = source_vocab_size

@@ -204,6 +204,24 @@ def test_mixed_bfloat16_keeps_float32_logits_and_variables():
     assert keras.backend.standardize_dtype(self_caches[0][0].dtype) == "bfloat16"
 
 
+def test_a_bfloat16_model_keeps_its_policy_through_its_config():
+    # What `--compute-dtype bfloat16` builds: bfloat16 weights and caches,
+    # float32 logits; the functional model itself names the policy, so a
+    # model rebuilt from its config is bfloat16 too.
+    config = TransformerConfig.from_preset(
+        "base", num_layers=1, d_model=16, d_ff=32, num_heads=2, source_vocab_size=VOCAB
+    )
+    model = build_transformer(config, dtype="bfloat16")
+    rebuilt = Transformer.from_config(model.get_config())
+    for m in (model, rebuilt):
+        assert (m.compute_dtype, m.variable_dtype) == ("bfloat16", "bfloat16")
+        assert {w.dtype for w in m.weights} == {"bfloat16"}
+    logits = model({"source_ids": _ids(2, 7, 0), "target_ids": _ids(2, 5, 1)})
+    assert keras.backend.standardize_dtype(logits.dtype) == "float32"
+    # The global policy is what a model built without `dtype` gets.
+    assert build_transformer(config).compute_dtype == "float32"
+
+
 def test_one_fit_step_reduces_the_loss():
     model = _model(dropout=0.0)
     source, target = _ids(8, 7, 0), _ids(8, 6, 1)
