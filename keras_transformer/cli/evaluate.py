@@ -95,7 +95,13 @@ def evaluate(
     scores = {key: value for key, value in result.items() if key != "hypotheses"}
     scores["target_language"] = recipe.target_language
     return write_evaluation(
-        run_dir, split, result["hypotheses"], scores, weights, config, model
+        run_dir,
+        split,
+        result["hypotheses"],
+        scores,
+        weights,
+        config,
+        model.compute_dtype,
     )
 
 
@@ -131,10 +137,12 @@ def best_hypothesis_decoding(recipe, overrides=None):
     return base.with_overrides(**(overrides or {}))
 
 
-def write_evaluation(run_dir, split, outputs, scores, weights, config, model):
+def write_evaluation(
+    run_dir, split, outputs, scores, weights, config, compute_dtype="float32"
+):
     """Writes `eval/<split>.txt` (one output per line, in the split's order)
     and `eval/<split>.json` (`scores` plus the split, sentence count,
-    weights, their step, the decoding settings and the `model`'s compute
+    weights, their step, the decoding settings and the model's compute
     dtype); returns the latter."""
     run = RunDirectory(run_dir)
     os.makedirs(run.join("eval"), exist_ok=True)
@@ -149,7 +157,7 @@ def write_evaluation(run_dir, split, outputs, scores, weights, config, model):
         if os.path.exists(weights_record)
         else None,
         "decoding": config.to_dict(),
-        "compute_dtype": model.compute_dtype,
+        "compute_dtype": compute_dtype,
     }
     atomic_write_json(scores, run.join("eval", f"{split}.json"))
     return scores

@@ -244,5 +244,11 @@ def evaluate_parses(
             f"{result.all.error_sentences} error sentences"
         )
     return write_evaluation(
-        run_dir, split, [str(t) for t in trees], scores, weights, config, model
+        run_dir,
+        split,
+        [str(t) for t in trees],
+        scores,
+        weights,
+        config,
+        model.compute_dtype,
     )
