@@ -168,7 +168,8 @@ def run_ctranslate2(config, source, beam_size, output_tokens, repeats, quantizat
 def run_ours(config, source, mode, method, output_tokens, repeats):
     """Seconds (first call, then median of `repeats`) of `compiled_translate`."""
     keras.utils.set_random_seed(0)
-    # the same random weights in both dtypes: the variables stay float32
+    # bfloat16 modes: Keras' `bfloat16` policy, bfloat16 variables (random
+    # weights of the same distribution; speed does not depend on them)
     model = build_transformer(
         config, dtype="bfloat16" if mode.endswith("_bf16") else None
     )

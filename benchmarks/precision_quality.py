@@ -13,8 +13,8 @@ directory.
 - `float32`: the model as trained.
 - `bfloat16`: `load_trained_model(compute_dtype="bfloat16")`, what
   `--compute-dtype bfloat16` gives `translate`, `evaluate` and `export`:
-  Keras' `mixed_bfloat16` policy, float32 variables, bfloat16 compute and
-  decoding caches.
+  Keras' `bfloat16` policy, the float32 weights rounded to bfloat16 on
+  loading, bfloat16 compute and decoding caches.
 - `int8`: `model.quantize("int8")`, which stores the kernels of every
   `Dense` and `EinsumDense` layer (attention projections, feed-forward
   layers) in int8 with per-output-channel scales and quantizes their inputs
@@ -24,8 +24,9 @@ directory.
   (`type_check=False`) gave wrong logits (BUILD_NOTES.md, "Side by side with
   CTranslate2"). Not offered by the command line: it is not faster here.
 
-All decode with XLA, as `evaluate` does; `--graph` decodes in graph mode
-instead, as the export does.
+Every precision decodes with XLA, as `evaluate` does for float32;
+`--graph` decodes all in graph mode instead, as the export does (and as
+`evaluate` does for bfloat16, which XLA's CPU backend runs without AMX).
 
     python benchmarks/precision_quality.py --run-dir keras-transformer-demo
     python benchmarks/precision_quality.py --run-dir keras-transformer-demo --graph

@@ -75,6 +75,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from keras_transformer import TransformerConfig, build_transformer  # noqa: E402
+from keras_transformer.cli.compute_dtypes import COMPUTE_DTYPE_POLICIES  # noqa: E402
 from keras_transformer.decoding import (  # noqa: E402
     DecodingConfig,
     compiled_translate,
@@ -125,7 +126,7 @@ def main():
     # --run-dir: the recipe's training length, as `export` does).
     parser.add_argument("--max-input-length", type=int, default=None)
     parser.add_argument(
-        "--compute-dtype", default="float32", choices=["float32", "bfloat16"]
+        "--compute-dtype", default="float32", choices=sorted(COMPUTE_DTYPE_POLICIES)
     )
     parser.add_argument("--requests", type=int, default=100)
     parser.add_argument("--batch", type=int, default=64)

@@ -3,6 +3,7 @@
 import dataclasses
 import os
 
+from keras_transformer.cli.compute_dtypes import decodes_with_xla
 from keras_transformer.cli.data import read_texts
 from keras_transformer.cli.run_directory import RunDirectory
 from keras_transformer.cli.run_tokenizer import detokenize_fn, source_ids_fn
@@ -49,8 +50,8 @@ def evaluate(
         batch_size: int. Sentences per decoding batch.
         verbose: int.
         compute_dtype: str. `"float32"` (decoded with XLA) or `"bfloat16"`
-            (in graph mode); see `load_trained_model`. Recorded in
-            `eval/<split>.json`.
+            (in graph mode, `decodes_with_xla`); see `load_trained_model`.
+            Recorded in `eval/<split>.json`.
 
     Returns:
         The scores dict (as written to `eval/<split>.json`).
@@ -87,10 +88,7 @@ def evaluate(
         print_fn=print if verbose else None,
         batch_size=batch_size,
         progress=bool(verbose),
-        # bfloat16 decodes in graph mode, as the export does: XLA's CPU
-        # backend runs its matmuls without AMX, slower than float32
-        # (BUILD_NOTES.md, "bfloat16 decoding").
-        jit_compile=compute_dtype == "float32",
+        jit_compile=decodes_with_xla(model),
     )
     scores = {key: value for key, value in result.items() if key != "hypotheses"}
     scores["target_language"] = recipe.target_language

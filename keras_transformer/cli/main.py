@@ -5,6 +5,7 @@ import os
 import sys
 
 from keras_transformer.cli.argument_parser import ArgumentParser
+from keras_transformer.cli.compute_dtypes import COMPUTE_DTYPE_POLICIES
 from keras_transformer.cli.option_types import (
     NON_NEGATIVE_FLOAT,
     NON_NEGATIVE_INT,
@@ -369,13 +370,11 @@ def _add_decoding_arguments(parser, where):
 def _add_compute_dtype_argument(parser, default="float32", where="float32"):
     parser.add_argument(
         "--compute-dtype",
-        # `trained_model.COMPUTE_DTYPE_POLICIES`' keys (a test checks), not
-        # imported: that module loads TensorFlow, and `--help` should not
-        choices=["bfloat16", "float32"],
+        choices=sorted(COMPUTE_DTYPE_POLICIES),
         default=default,
-        help="Compute in bfloat16 instead of float32 (weights stay float32): "
-        "faster on CPUs with AMX or AVX-512 BF16, BLEU within a few tenths "
-        f"(BUILD_NOTES.md). Default: {where}.",
+        help="Decode in bfloat16 instead of float32 (the float32 weights are "
+        "rounded to bfloat16 on loading): faster on CPUs with AMX, BLEU within "
+        f"a few tenths (BUILD_NOTES.md). Default: {where}.",
     )
 
 

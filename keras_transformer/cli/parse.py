@@ -14,6 +14,7 @@ import dataclasses
 import sys
 
 import pipelines
+from keras_transformer.cli.compute_dtypes import decodes_with_xla
 from keras_transformer.cli.data import split_trees
 from keras_transformer.cli.evaluate import best_hypothesis_decoding, write_evaluation
 from keras_transformer.cli.run_directory import RunDirectory
@@ -69,6 +70,7 @@ def parse_sentences(
             constraint=constraint,
             word_counts=[len(words[i]) for i in indices] if constraint else None,
             progress=progress,
+            jit_compile=decodes_with_xla(model),
         )
         if indices
         else []

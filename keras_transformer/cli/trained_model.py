@@ -2,6 +2,7 @@
 
 import os
 
+from keras_transformer.cli.compute_dtypes import COMPUTE_DTYPE_POLICIES
 from keras_transformer.cli.run_directory import RunDirectory, exclusion_hint
 from keras_transformer.cli.run_tokenizer import (
     load_run_tokenizer,
@@ -15,19 +16,10 @@ from keras_transformer.training.corrupt_file_error import (
     CorruptFileError,
     check_weights_file,
 )
+from keras_transformer.validation import check_one_of
 
 # What each task's runs are used with, for the message that refuses the other.
 TASK_COMMANDS = {"translation": "translate", "parsing": "parse"}
-
-# `--compute-dtype`: the Keras dtype policy the model is built with for
-# decoding. "bfloat16" holds the weights (rounded from the float32 ones on
-# loading), the matmuls, attention and decoding caches in bfloat16, which
-# CPUs with AMX or AVX-512 BF16 run faster; layer normalization and the
-# softmax over the vocabulary still compute in float32. Keras'
-# `mixed_bfloat16` (float32 variables) was not faster: it casts every kernel,
-# the 8,000 x 256 output projection included, at every decoding step
-# (BUILD_NOTES.md, "bfloat16 decoding").
-COMPUTE_DTYPE_POLICIES = {"float32": "float32", "bfloat16": "bfloat16"}
 
 
 def load_trained_model(
@@ -44,11 +36,7 @@ def load_trained_model(
         compute_dtype: str. `"float32"` (the default) or `"bfloat16"` (see
             `COMPUTE_DTYPE_POLICIES`).
     """
-    if compute_dtype not in COMPUTE_DTYPE_POLICIES:
-        raise ValueError(
-            f"compute_dtype must be one of {sorted(COMPUTE_DTYPE_POLICIES)}. "
-            f"Received: compute_dtype={compute_dtype!r}"
-        )
+    check_one_of("compute_dtype", compute_dtype, COMPUTE_DTYPE_POLICIES)
     run = RunDirectory(run_dir)
     recipe = run.read_recipe()
     if task is not None and recipe.task != task:

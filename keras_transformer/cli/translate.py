@@ -54,7 +54,7 @@ def load_translator(
         raise UserError(
             "--compute-dtype is for --run-dir: an export computes in the dtype "
             "it was exported with (`export --compute-dtype`). "
-            f"Received: --compute-dtype={compute_dtype}"
+            f"Received: --compute-dtype {compute_dtype}"
         )
     if export_dir is not None:
         signature = load_saved_model(export_dir).signatures.get("translate")

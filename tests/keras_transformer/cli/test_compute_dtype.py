@@ -8,11 +8,9 @@ import numpy as np
 import pytest
 
 from keras_transformer import cli
+from keras_transformer.cli.compute_dtypes import COMPUTE_DTYPE_POLICIES
 from keras_transformer.cli.main import build_parser
-from keras_transformer.cli.trained_model import (
-    COMPUTE_DTYPE_POLICIES,
-    load_trained_model,
-)
+from keras_transformer.cli.trained_model import load_trained_model
 from tests.keras_transformer.cli.conftest import copy_run, user_error
 
 
