@@ -68,6 +68,13 @@ def test_bfloat16_evaluate_export_and_translate(tiny_run, tmp_path, capsys):
     assert [r["record"]["compute_dtype"] for r in records] == ["bfloat16", "float32"]
     assert records[0]["record"]["evaluation"]["bleu"] == scores["bleu"]
     assert "evaluation" not in records[1]["record"]
+    # An evaluation written before the field existed was float32.
+    older = {k: v for k, v in scores.items() if k != "compute_dtype"}
+    (run_dir / "eval" / "all.json").write_text(json.dumps(older))
+    assert cli.main(argv) == 0
+    third = run_dir / "export" / "3" / "assets.extra" / "record.json"
+    evaluation = json.loads(third.read_text())["record"]["evaluation"]
+    assert evaluation["bleu"] == older["bleu"]
 
     source = tmp_path / "input.txt"
     source.write_text("Click OK.\n\nSelect a cell and click OK.\nOpen the file.\n")

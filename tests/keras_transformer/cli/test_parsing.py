@@ -76,6 +76,28 @@ def test_evaluate_scores_f1_and_parse_writes_trees_over_the_words(
             assert pipelines.parse_tree(line).words() == tuple(sentence.split())
 
 
+def test_a_bfloat16_evaluation_parses_in_graph_mode(parsing_run, monkeypatch):
+    # As translation's: XLA's CPU backend runs bfloat16 without AMX.
+    from keras_transformer.cli import parse  # noqa: F401 (the module, below)
+
+    module = sys.modules["keras_transformer.cli.parse"]
+    modes = []
+
+    def recording(*args, **kwargs):
+        modes.append(kwargs["jit_compile"])
+        return translate_texts(*args, **kwargs)
+
+    translate_texts = module.translate_texts
+    monkeypatch.setattr(module, "translate_texts", recording)
+    argv = ["evaluate", "--run-dir", str(parsing_run), "--limit", "4"]
+    recorded = []
+    for extra in (["--compute-dtype", "bfloat16"], []):  # float32 last
+        assert cli.main(argv + extra) == 0
+        with open(parsing_run / "eval" / "test.json") as f:
+            recorded.append(json.load(f)["compute_dtype"])
+    assert (modes, recorded) == ([False, True], ["bfloat16", "float32"])
+
+
 def test_the_export_parses_as_the_run_does(parsing_run, tmp_path, capsys):
     assert cli.main(["export", "--run-dir", str(parsing_run)]) == 0
     export = str(parsing_run / "export" / "1")
