@@ -11,7 +11,6 @@ import subprocess
 import sys
 import textwrap
 
-import keras
 import numpy as np
 import pytest
 
@@ -21,6 +20,7 @@ from keras_transformer.decoding.translate import translate
 from pipelines import EOS_ID, PAD_ID, SentencePieceTokenizer
 from savedmodels.export import RECORD_PATH, _next_version, export_translator
 from savedmodels.translator_module import TranslatorModule
+from tests.markers import tensorflow_only
 from tests.savedmodels.conftest import (
     MAX_BEAM_SIZE,
     MAX_INPUT_LENGTH,
@@ -28,10 +28,7 @@ from tests.savedmodels.conftest import (
     fixture_sources,
 )
 
-pytestmark = pytest.mark.skipif(
-    keras.backend.backend() != "tensorflow",
-    reason="SavedModel export needs the TensorFlow backend.",
-)
+pytestmark = tensorflow_only("SavedModel export needs the TensorFlow backend.")
 
 INVALID_UTF8 = b"Hallo \xff\xfe Welt \xc3("
 LONG_LINE = ("The schedule library sets an object. " * 300)[:10_000]

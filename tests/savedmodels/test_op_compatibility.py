@@ -4,7 +4,6 @@ naming the op and where it is used; a failed check publishes no version."""
 
 import os
 
-import keras
 import pytest
 import tensorflow as tf
 
@@ -16,11 +15,9 @@ from savedmodels.op_compatibility import (
     _registries,
     check_serving_ops,
 )
+from tests.markers import tensorflow_only
 
-pytestmark = pytest.mark.skipif(
-    keras.backend.backend() != "tensorflow",
-    reason="SavedModel export needs the TensorFlow backend.",
-)
+pytestmark = tensorflow_only("SavedModel export needs the TensorFlow backend.")
 
 FAKE_OP = "KerasTransformerTest>FakeOp"
 

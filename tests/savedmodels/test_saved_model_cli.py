@@ -23,17 +23,15 @@ import shutil
 import subprocess
 import sys
 
-import keras
 import numpy as np
 import pytest
 import tensorflow as tf
 
+from tests.markers import tensorflow_only
+
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(
-        keras.backend.backend() != "tensorflow",
-        reason="SavedModel export needs the TensorFlow backend.",
-    ),
+    tensorflow_only("SavedModel export needs the TensorFlow backend."),
 ]
 
 # saved_model_cli with the tensorflow-text ops registered; arguments follow.

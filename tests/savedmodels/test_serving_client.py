@@ -8,17 +8,14 @@ client's requests (tensor dtypes and shapes, JSON formats) and its decoding of
 responses: every result must equal the in-process signature call.
 """
 
-import keras
 import numpy as np
 import pytest
 import tensorflow as tf
 
 from savedmodels.serving_client import ServingClient, ServingError
+from tests.markers import tensorflow_only
 
-pytestmark = pytest.mark.skipif(
-    keras.backend.backend() != "tensorflow",
-    reason="SavedModel export needs the TensorFlow backend.",
-)
+pytestmark = tensorflow_only("SavedModel export needs the TensorFlow backend.")
 
 TEXTS = ["The Schedule Library", "Sets an object reference on a variable.", "", " \t "]
 INVALID_UTF8 = b"Hallo \xff\xfe Welt"

@@ -3,7 +3,6 @@ import json
 import shutil
 import sys
 
-import keras
 import pytest
 
 from keras_transformer import cli
@@ -12,6 +11,7 @@ from keras_transformer.cli.user_error import UserError
 from keras_transformer.recipes import get_recipe
 from tests.keras_transformer.cli.conftest import tiny_arguments
 from tests.keras_transformer.training.workers import run_workers
+from tests.markers import tensorflow_only
 
 train_module = importlib.import_module("keras_transformer.cli.train")
 
@@ -64,10 +64,7 @@ def test_the_recipe_is_stored_with_its_overrides(tiny_run):
     assert get_recipe("demo").model_overrides != stored["model_overrides"]
 
 
-@pytest.mark.skipif(
-    keras.backend.backend() != "tensorflow",
-    reason="MultiWorkerMirroredStrategy belongs to the TensorFlow backend",
-)
+@tensorflow_only("MultiWorkerMirroredStrategy belongs to the TensorFlow backend")
 @pytest.mark.slow
 def test_two_workers_train_one_shared_run_directory(tmp_path):
     """The README's multi-worker command: same command and run directory on

@@ -8,6 +8,7 @@ import pytest
 from keras import ops
 
 from keras_transformer.decoding import beam_search, greedy_search
+from tests.markers import tensorflow_only
 
 # The module (the package's `beam_search` attribute is the function).
 beam_search_module = importlib.import_module("keras_transformer.decoding.beam_search")
@@ -203,10 +204,7 @@ def test_fewer_hypotheses_than_beams_leaves_empty_slots():
     assert np.all(np.isfinite(scores[:4])) and np.all(np.isneginf(scores[4:]))
 
 
-@pytest.mark.skipif(
-    keras.backend.backend() != "tensorflow",
-    reason="counts Python calls of the step function, which only eager TF makes",
-)
+@tensorflow_only("counts Python calls of the step function, which only eager TF makes")
 @pytest.mark.parametrize("alpha, steps", [(0.0, 2), (0.6, 4)])
 def test_terminates_early_when_no_live_beam_can_win(alpha, steps):
     # Every step: p(eos) = 0.9, p(2) = 0.1. After 2 steps the finished beams
@@ -261,10 +259,7 @@ def test_compiled_search_equals_plain():
     )
 
 
-@pytest.mark.skipif(
-    keras.backend.backend() != "tensorflow",
-    reason="A run-time buffer size needs TensorFlow graph mode.",
-)
+@tensorflow_only("A run-time buffer size needs TensorFlow graph mode.")
 def test_run_time_buffer_size_equals_the_static_one():
     # The exported translator's buffer: a scalar tensor, one trace for every
     # size. Same hypotheses and scores as the int buffer of the same size.

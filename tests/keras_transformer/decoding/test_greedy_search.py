@@ -1,10 +1,9 @@
-import keras
 import numpy as np
-import pytest
 from keras import ops
 
 from keras_transformer.decoding import greedy_search
 from keras_transformer.decoding.greedy_search import first_max_index
+from tests.markers import tensorflow_only
 
 EOS = 3
 
@@ -38,10 +37,7 @@ def test_feeds_back_its_own_previous_token():
     np.testing.assert_array_equal(np.array(ids), [[5, 6, 7], [8, 9, 10]])
 
 
-@pytest.mark.skipif(
-    keras.backend.backend() != "tensorflow",
-    reason="counts Python calls of the step function, which only eager TF makes",
-)
+@tensorflow_only("counts Python calls of the step function, which only eager TF makes")
 def test_stops_as_soon_as_every_sentence_has_finished():
     calls = []
 

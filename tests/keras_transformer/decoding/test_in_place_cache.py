@@ -1,6 +1,5 @@
 import threading
 
-import keras
 import numpy as np
 import pytest
 from keras import ops
@@ -11,11 +10,9 @@ from keras_transformer.decoding.in_place_cache import (
     write_rows_in_place,
     writes_in_place,
 )
+from tests.markers import tensorflow_only
 
-pytestmark = pytest.mark.skipif(
-    keras.backend.backend() != "tensorflow",
-    reason="in-place cache writes are for TensorFlow graphs",
-)
+pytestmark = tensorflow_only("in-place cache writes are for TensorFlow graphs")
 
 
 def _graph_op_types(concrete_function):

@@ -1,6 +1,5 @@
 import dataclasses
 
-import keras
 import numpy as np
 import pytest
 from keras import ops
@@ -18,6 +17,7 @@ from tests.keras_transformer.decoding.conftest import (
     VOCAB_SIZE,
     make_tiny_model,
 )
+from tests.markers import tensorflow_only
 
 
 def _sources(batch_size=5, width=6, seed=7):
@@ -238,10 +238,7 @@ def test_rejects_an_unknown_method():
         DecodingConfig(method="nucleus")
 
 
-@pytest.mark.skipif(
-    keras.backend.backend() != "tensorflow",
-    reason="A run-time buffer size needs TensorFlow graph mode.",
-)
+@tensorflow_only("A run-time buffer size needs TensorFlow graph mode.")
 @pytest.mark.parametrize(
     "share_beam_cache, position_encoding", [(True, "sinusoidal"), (False, "learned")]
 )

@@ -4,7 +4,6 @@ import pathlib
 import subprocess
 import sys
 
-import keras
 import numpy as np
 import pytest
 
@@ -15,12 +14,12 @@ from keras_transformer.training import (
     worker_count,
 )
 from tests.keras_transformer.training.workers import run_workers
+from tests.markers import tensorflow_only
 
 SCRIPT = pathlib.Path(__file__).with_name("replica_equivalence_script.py")
 
-pytestmark = pytest.mark.skipif(
-    keras.backend.backend() != "tensorflow",
-    reason="tf.distribute strategies belong to the TensorFlow backend",
+pytestmark = tensorflow_only(
+    "tf.distribute strategies belong to the TensorFlow backend"
 )
 
 

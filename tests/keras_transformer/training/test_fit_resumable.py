@@ -7,20 +7,19 @@ import subprocess
 import sys
 import time
 
-import keras
 import numpy as np
 import pytest
 import tensorflow as tf
 
 from keras_transformer.training import compile_transformer, list_checkpoints
 from tests.keras_transformer.training.tiny_setup import reversal_pairs, tiny_transformer
+from tests.markers import tensorflow_only
 
 SCRIPT = pathlib.Path(__file__).with_name("resume_script.py")
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 
-pytestmark = pytest.mark.skipif(
-    keras.backend.backend() != "tensorflow",
-    reason="kills a TensorFlow training process; the JAX backend has no tf.data fit",
+pytestmark = tensorflow_only(
+    "kills a TensorFlow training process; the JAX backend has no tf.data fit"
 )
 
 

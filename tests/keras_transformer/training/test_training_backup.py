@@ -1,6 +1,5 @@
 import json
 
-import keras
 import numpy as np
 import pytest
 
@@ -11,6 +10,7 @@ from keras_transformer.training import (
     make_strategy,
 )
 from keras_transformer.training import training_backup as module
+from tests.markers import tensorflow_only
 
 
 def _model(dropout=0.1, build_optimizer=True):
@@ -95,10 +95,7 @@ def test_a_changed_model_is_refused(tmp_path):
         TrainingBackup(str(tmp_path)).restore(_model(dropout=0.0))
 
 
-@pytest.mark.skipif(
-    keras.backend.backend() != "tensorflow",
-    reason="tf.distribute strategies belong to the TensorFlow backend",
-)
+@tensorflow_only("tf.distribute strategies belong to the TensorFlow backend")
 def test_restore_builds_the_optimizer_in_the_models_strategy(tmp_path):
     """A model made in a strategy's scope (here one-device mirrored) resumes:
     its optimizer variables must be created in that scope."""
