@@ -205,6 +205,11 @@ class Recipe:
             )
         # Fails early, naming the field, if an override is not a config field.
         config = self.model_config(vocab_size=self.vocab_size)
+        if config.next_word_pointer and self.task != "parsing":
+            raise ValueError(
+                "The next-word pointer reads linearized trees (task='parsing'). "
+                f"Received: task={self.task!r}, model.next_word_pointer=True"
+            )
         if self.max_train_length > config.max_position_length:
             raise ValueError(
                 "max_train_length cannot exceed the model's positions "
@@ -489,8 +494,9 @@ RECIPES = {
                 "Small pre-norm Transformer parser on the bundled GUM trees "
                 "(§6.3's task on silver CC BY trees, offline, `demo --task "
                 "parsing`); the demo's model size, 512-token batches, beam 4 "
-                "instead of the paper's 21 for CPU decoding, bracket-"
-                "constrained search (BUILD_NOTES.md, Parsing)."
+                "instead of the paper's 21 for CPU decoding; the decoder sees "
+                "the next word (`next_word_pointer`) and the search keeps "
+                "brackets matched (BUILD_NOTES.md, Parsing)."
             ),
             task="parsing",
             data_source="bundled",
@@ -507,6 +513,7 @@ RECIPES = {
                 ("d_model", 256),
                 ("dropout", 0.1),
                 ("max_position_length", 512),
+                ("next_word_pointer", True),
                 ("normalize_first", True),
                 ("num_heads", 4),
                 ("num_layers", 2),
@@ -527,7 +534,11 @@ RECIPES = {
             keep_checkpoints=3,
             average_last=3,
             decoding=DecodingConfig(
-                beam_size=4, alpha=0.3, max_extra_length=300, constrain_brackets=True
+                beam_size=4,
+                alpha=0.3,
+                max_extra_length=300,
+                constrain_brackets=True,
+                match_brackets=True,
             ),
         ),
     )

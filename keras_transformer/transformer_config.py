@@ -55,6 +55,9 @@ class TransformerConfig:
     max_position_length: int = 256
     normalize_first: bool = False  # pre-norm instead of the paper's post-norm
     layer_norm_epsilon: float = 1e-6  # tensor2tensor's LayerNorm epsilon
+    # Parsing (§6.3): the decoder sees the encoder output at the next word to
+    # cover (`NextWordPointer`; Liu, Zhu & Shi 2018); not in the paper.
+    next_word_pointer: bool = False
 
     def __post_init__(self):
         for name in (

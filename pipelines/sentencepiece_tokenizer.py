@@ -42,6 +42,10 @@ def _without_thread_count(model_proto: bytes) -> bytes:
     return model.SerializeToString(deterministic=True)
 
 
+# SentencePiece's whitespace mark, the first character of a word's first piece.
+WORD_BOUNDARY = "\u2581"
+
+
 class SentencePieceTokenizer(SubwordTokenizer):
     """A SentencePiece model as a `tf.Module`: strings <-> int32 ids.
 
@@ -172,3 +176,13 @@ class SentencePieceTokenizer(SubwordTokenizer):
     def id_to_piece(self, ids: tf.Tensor) -> tf.Tensor:
         """int ids -> their pieces as `tf.string`."""
         return self._tokenizer.id_to_string(ids)
+
+    def word_start_ids(self) -> list[int]:
+        """The pieces that begin with SentencePiece's word boundary mark
+        U+2581 (each whitespace-separated word's first piece does)."""
+        processor = sentencepiece.SentencePieceProcessor(model_proto=self._payload)
+        return [
+            index
+            for index in range(processor.get_piece_size())
+            if processor.id_to_piece(index).startswith(WORD_BOUNDARY)
+        ]

@@ -135,3 +135,16 @@ class SubwordTokenizer(tf.Module, metaclass=abc.ABCMeta):
     @abc.abstractmethod
     def id_to_piece(self, ids: tf.Tensor) -> tf.Tensor:
         """int ids -> their pieces as `tf.string`."""
+
+    def word_start_ids(self) -> list[int]:
+        """The ids whose piece begins a whitespace-separated word, sorted.
+
+        A sentence's n-th such piece is the first piece of its n-th word (the
+        next-word pointer of parsing reads words this way). Kinds that can
+        tell override this.
+        """
+        raise NotImplementedError(
+            f"A {self.kind} tokenizer does not mark where words start. "
+            "Received: a tokenizer of kind "
+            f"{self.kind!r}"
+        )

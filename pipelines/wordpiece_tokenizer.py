@@ -26,6 +26,7 @@ from pipelines.special_tokens import (
     NUM_RESERVED,
     PAD_ID,
     RESERVED_PIECES,
+    UNK_ID,
     UNK_PIECE,
 )
 from pipelines.subword_tokenizer import SubwordTokenizer
@@ -163,3 +164,12 @@ class WordPieceTokenizer(SubwordTokenizer):
     def id_to_piece(self, ids: tf.Tensor) -> tf.Tensor:
         """int ids -> their pieces as `tf.string`."""
         return tf.gather(tf.constant(self._vocabulary), ids)
+
+    def word_start_ids(self) -> list[int]:
+        """Every piece without the `##` suffix mark, and unknown (a word
+        with no pieces is one unknown id); not pad, bos or eos."""
+        return [UNK_ID] + [
+            index
+            for index, piece in enumerate(self._vocabulary)
+            if index >= NUM_RESERVED and not piece.startswith(SUFFIX_INDICATOR)
+        ]

@@ -58,7 +58,12 @@ class ParserModule(TranslatorModule):
         decoding = kwargs.get("decoding")
         self.constrained = bool(decoding is not None and decoding.constrain_brackets)
         constraint = (
-            parser_constraint(target_tokenizer, model.target_vocab_size, tags)
+            parser_constraint(
+                target_tokenizer,
+                model.target_vocab_size,
+                tags,
+                match_brackets=decoding.match_brackets,
+            )
             if self.constrained
             else None
         )
@@ -123,9 +128,17 @@ class ParserModule(TranslatorModule):
         }
 
 
-def parser_constraint(target_tokenizer, vocab_size, tags):
+def parser_constraint(target_tokenizer, vocab_size, tags, match_brackets=False):
     """The `BracketConstraint` of a parsing run: its symbol vocabulary's leaf,
     opening and closing ids (classified as `delinearize` reads them) over
-    the model's `vocab_size` outputs."""
-    leaves, opens, closes = symbol_classes(target_tokenizer.vocabulary, tags=tags)
-    return BracketConstraint(vocab_size, leaves, opens, closes, eos_id=EOS_ID)
+    the model's `vocab_size` outputs; with `match_brackets`, each opening
+    bracket's close (`(NP` -> `)NP`) matched on a stack."""
+    vocabulary = target_tokenizer.vocabulary
+    leaves, opens, closes = symbol_classes(vocabulary, tags=tags)
+    matching = None
+    if match_brackets:
+        close_ids = {vocabulary[index][1:]: index for index in closes}
+        matching = [close_ids.get(vocabulary[index][1:], -1) for index in opens]
+    return BracketConstraint(
+        vocab_size, leaves, opens, closes, eos_id=EOS_ID, matching_close_ids=matching
+    )

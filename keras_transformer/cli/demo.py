@@ -46,9 +46,9 @@ def run_demo(
     machine) or its `train_minutes` when set. A second call with the same
     `output` resumes training from the backup for the recipe's updates again,
     then evaluates and exports again (a new export version). Besides the
-    report it writes `learning_curve.png` (training loss, and for translation
-    greedy dev BLEU on the first `dev_sentences` dev sentences, every
-    checkpoint: `learning_curve.jsonl`) and, for translation, `attention.png`
+    report it writes `learning_curve.png` (training loss, and greedy dev
+    BLEU on the first `dev_sentences` dev sentences or, parsing, greedy dev
+    F1 on the first fifth as many, every checkpoint: `learning_curve.jsonl`) and, for translation, `attention.png`
     (the encoder-decoder attention of the example nearest ten words). The report's
     `phase_seconds` holds the time each phase took.
 
@@ -60,7 +60,7 @@ def run_demo(
             evenly spaced over the split.
         verbose: int.
         dev_sentences: int. Dev sentences scored at each checkpoint for the
-            learning curve (translation), `0` for none.
+            learning curve (a fifth as many trees for parsing), `0` for none.
 
     Returns:
         The report dict.
@@ -130,7 +130,9 @@ def _phase(phases, name, verbose):
 
 
 def _learning_curve_callbacks(recipe, output, curve_path, dev_sentences):
-    """Greedy dev BLEU (translation) and the curve's log, every checkpoint."""
+    """Greedy dev BLEU (translation) or greedy dev F1 (parsing, on a fifth
+    of `dev_sentences`: a parse is dearer) and the curve's log, every
+    checkpoint."""
     every = recipe.checkpoint_every_steps or recipe.steps_per_epoch
     callbacks = []
     if recipe.task == "translation" and dev_sentences:
@@ -138,7 +140,53 @@ def _learning_curve_callbacks(recipe, output, curve_path, dev_sentences):
         callbacks.append(
             _DevBleu(recipe, output, sources, references, every_n_steps=every)
         )
+    if recipe.task == "parsing" and dev_sentences:
+        callbacks.append(
+            _DevF1(recipe, output, max(1, dev_sentences // 5), every_n_steps=every)
+        )
     return [*callbacks, LearningCurveLog(curve_path, every)]
+
+
+class _DevF1(keras.callbacks.Callback):
+    """Greedy parses of the first dev trees every `every_n_steps` updates,
+    their F1 (`bracket_scores`) added to the logs as `dev_f1`. The recipe's
+    bracket constraint applies; the tokenizers load when training begins
+    (see `_DevBleu`)."""
+
+    def __init__(self, recipe, output, count, every_n_steps):
+        super().__init__()
+        from keras_transformer.cli.data import split_trees
+
+        self._recipe, self._output = recipe, output
+        self._gold = split_trees(recipe, recipe.dev_split)[0][:count]
+        self._every = every_n_steps
+        self._config = dataclasses.replace(recipe.decoding, method="greedy")
+        self._tokenizers = None
+
+    def on_train_begin(self, logs=None):
+        from keras_transformer.cli.run_directory import RunDirectory
+        from keras_transformer.cli.run_tokenizer import load_target_tokenizer
+
+        run = RunDirectory(self._output)
+        self._tokenizers = (
+            pipelines.load_tokenizer(run.tokenizer_path),
+            load_target_tokenizer(run, self._recipe),
+        )
+
+    def on_train_batch_end(self, batch, logs=None):
+        from keras_transformer.cli.parse import bracket_scores, parse_sentences
+        from keras_transformer.training.step_counter import optimizer_step
+
+        if optimizer_step(self.model) % self._every or logs is None:
+            return
+        trees, _ = parse_sentences(
+            self._recipe,
+            *self._tokenizers,
+            self.model,
+            [" ".join(tree.words()) for tree in self._gold],
+            self._config,
+        )
+        logs["dev_f1"] = bracket_scores(self._gold, trees)["f1"]
 
 
 class _DevBleu(keras.callbacks.Callback):

@@ -53,7 +53,12 @@ def parse_sentences(
     from savedmodels.parser_module import parser_constraint
 
     constraint = (
-        parser_constraint(target_tokenizer, model.target_vocab_size, recipe.tree_tags)
+        parser_constraint(
+            target_tokenizer,
+            model.target_vocab_size,
+            recipe.tree_tags,
+            match_brackets=config.match_brackets,
+        )
         if config.constrain_brackets
         else None
     )

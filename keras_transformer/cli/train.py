@@ -137,6 +137,22 @@ def train(
         )
 
 
+def set_word_vocabularies(model, tokenizer, target_tokenizer, recipe):
+    """Sets the next-word pointer's tables (a parsing model with
+    `next_word_pointer`) from the run's tokenizers: the source pieces that
+    start a word and the target's word symbols (`XX`, or the tags)."""
+    if model.pointer is None:
+        return
+    leaves, _, _ = pipelines.symbol_classes(
+        target_tokenizer.vocabulary, tags=recipe.tree_tags
+    )
+    try:
+        word_starts = tokenizer.word_start_ids()
+    except NotImplementedError as error:
+        raise UserError(f"next_word_pointer: {error}") from None
+    model.set_word_vocabularies(word_starts, leaves)
+
+
 def _train(
     recipe, run_dir, distribution, chief, strategy, verbose, cache_dir, callbacks
 ):
@@ -171,6 +187,7 @@ def _train(
             )
         )
         compile_recipe(model, recipe, accumulation, jit_compile)
+    set_word_vocabularies(model, tokenizer, target_tokenizer, recipe)
     if verbose:
         print(
             f"Training {recipe.name}: {model.count_params():,} parameters, "

@@ -17,9 +17,14 @@ The constraint is model-agnostic: it wraps a search's
 state (words still to emit, brackets open) beside each row's output limit,
 so it runs in beam, greedy and sampling search alike, under `tf.function`,
 XLA and `jax.jit`. Disallowed tokens get `NEG_INF` logits, so each step's
-distribution is renormalised over the allowed ones. Labels are not matched:
-a close may carry another label than the bracket it closes
-(de-linearization relabels it and counts the repair).
+distribution is renormalised over the allowed ones. Without
+`matching_close_ids` labels are not matched: a close may carry another label
+than the bracket it closes (de-linearization relabels it and counts the
+repair), and a bracket may close with nothing in it (de-linearization drops
+it). With them the constraint also keeps a stack of the open brackets per
+row: the only close allowed is the innermost open bracket's own, and only
+once a word has been emitted inside it, so every hypothesis de-linearizes
+without a repair.
 """
 
 import numpy as np
@@ -38,6 +43,10 @@ class BracketConstraint:
         open_ids: ids of the opening brackets (`(NP`, ...).
         close_ids: ids of the closing brackets (`)NP`, ...).
         eos_id: int. End of sentence.
+        matching_close_ids: optional list parallel to `open_ids`: the close
+            of each opening bracket (its label's), or -1 for none (such an
+            opening bracket is never emitted). Given, closes are matched to
+            their brackets and never close an empty one.
 
     Every other id (padding, unknown, bos) is never generated.
 
@@ -49,7 +58,9 @@ class BracketConstraint:
     ...                         constraint=constraint, word_counts=[2, 5])
     """
 
-    def __init__(self, vocab_size, word_ids, open_ids, close_ids, eos_id):
+    def __init__(
+        self, vocab_size, word_ids, open_ids, close_ids, eos_id, matching_close_ids=None
+    ):
         check_positive_int("vocab_size", vocab_size)
         classes = {"word_ids": word_ids, "open_ids": open_ids, "close_ids": close_ids}
         masks = {}
@@ -79,13 +90,39 @@ class BracketConstraint:
         self._is_word = masks["word_ids"]
         self._is_open = masks["open_ids"]
         self._is_close = masks["close_ids"]
+        # [V]: the close id each opening bracket pushes, -1 for other ids
+        self._close_of = None
+        if matching_close_ids is not None:
+            self._close_of = _close_table(
+                vocab_size, open_ids, matching_close_ids, masks["close_ids"]
+            )
+            self._is_open = self._is_open & (self._close_of >= 0)
 
-    def initial_state(self, word_counts, max_lengths):
+    @property
+    def matches_brackets(self) -> bool:
+        """Whether closes are matched to their brackets (a stack per row)."""
+        return self._close_of is not None
+
+    def initial_state(self, word_counts, max_lengths, buffer_length=None):
         """The counters before the first step, `[R]` each: `words` still to
-        emit, `depth` (brackets open) and `limit` (the row's output limit)."""
+        emit, `depth` (brackets open) and `limit` (the row's output limit).
+        Matching brackets, also the stack `[R, buffer_length]` of the open
+        brackets' closes (`closes`) and of the words left when each opened
+        (`opened_at`); `buffer_length` (an int, or a scalar tensor outside
+        XLA) is the search's output buffer, deeper than any tree in it."""
         words = ops.cast(ops.convert_to_tensor(word_counts), "int32")
         limit = ops.cast(ops.convert_to_tensor(max_lengths), "int32")
-        return {"words": words, "depth": ops.zeros_like(words), "limit": limit}
+        state = {"words": words, "depth": ops.zeros_like(words), "limit": limit}
+        if self._close_of is not None:
+            if buffer_length is None:
+                raise ValueError(
+                    "Matching brackets needs the search's buffer length. "
+                    "Received: buffer_length=None"
+                )
+            # [R, L]
+            stack = ops.zeros((ops.shape(words)[0], buffer_length), "int32")
+            state.update(closes=stack - 1, opened_at=stack)
+        return state
 
     def advance(self, state, ids):
         """The counters after emitting `ids` (int `[R]`; bos counts as nothing)."""
@@ -93,11 +130,24 @@ class BracketConstraint:
         is_word = ops.cast(ops.take(self._is_word, ids), "int32")
         is_open = ops.cast(ops.take(self._is_open, ids), "int32")
         is_close = ops.cast(ops.take(self._is_close, ids), "int32")
-        return {
+        advanced = {
             "words": ops.maximum(state["words"] - is_word, 0),
             "depth": ops.maximum(state["depth"] + is_open - is_close, 0),
             "limit": state["limit"],
         }
+        if self._close_of is not None:
+            # An opening bracket is pushed at slot `depth`: [R, L]
+            slots = ops.arange(ops.shape(state["closes"])[1], dtype="int32")
+            push = ops.logical_and(
+                ops.expand_dims(is_open > 0, 1),
+                ops.equal(slots, ops.expand_dims(state["depth"], 1)),
+            )
+            closes = ops.expand_dims(ops.take(self._close_of, ids), 1)
+            advanced["closes"] = ops.where(push, closes, state["closes"])
+            advanced["opened_at"] = ops.where(
+                push, ops.expand_dims(state["words"], 1), state["opened_at"]
+            )
+        return advanced
 
     def allowed(self, state, index):
         """bool `[R, V]`: the tokens each row may emit as its `index + 1`-th.
@@ -116,15 +166,23 @@ class BracketConstraint:
         is_eos = ops.equal(ops.arange(self.vocab_size), self.eos_id)
         # [R] -> [R, 1] against the class masks [V] -> [R, V]
         column = lambda x: ops.expand_dims(x, 1)  # noqa: E731
+        may_close = ops.logical_and(column(depth > 0), self._is_close)
+        if self._close_of is not None:
+            # The innermost open bracket: [R, 1], its close and the words
+            # left when it opened; only its close, once a word is inside.
+            top = column(ops.maximum(depth - 1, 0))
+            close = ops.take_along_axis(state["closes"], top, axis=1)
+            opened_at = ops.take_along_axis(state["opened_at"], top, axis=1)
+            may_close = ops.logical_and(
+                ops.logical_and(may_close, column(words) < opened_at),
+                ops.equal(ops.arange(self.vocab_size, dtype="int32"), close),
+            )
         return ops.logical_or(
             ops.logical_or(
                 ops.logical_and(column(words > 0), self._is_word),
                 ops.logical_and(column(may_open), self._is_open),
             ),
-            ops.logical_or(
-                ops.logical_and(column(depth > 0), self._is_close),
-                ops.logical_and(column(done), is_eos),
-            ),
+            ops.logical_or(may_close, ops.logical_and(column(done), is_eos)),
         )
 
     def wrap(self, symbols_to_logits_fn):
@@ -143,8 +201,32 @@ class BracketConstraint:
         return constrained
 
 
+def _close_table(vocab_size, open_ids, matching_close_ids, is_close):
+    """int32 `[V]`: the close id of each opening bracket, -1 elsewhere."""
+    open_ids = list(open_ids)
+    matching = list(matching_close_ids)
+    if len(matching) != len(open_ids) or any(
+        close != -1 and not (0 <= close < vocab_size and is_close[close])
+        for close in matching
+    ):
+        raise ValueError(
+            "`matching_close_ids` must hold one close id (or -1) per opening "
+            f"bracket. Received: matching_close_ids={matching[:20]} for "
+            f"{len(open_ids)} opening brackets"
+        )
+    table = np.full(vocab_size, -1, np.int32)
+    table[np.asarray(open_ids, dtype=np.int64)] = matching
+    return table
+
+
 def constrained_search(
-    constraint, word_counts, max_lengths, step_fn, state, rows_per_count
+    constraint,
+    word_counts,
+    max_lengths,
+    step_fn,
+    state,
+    rows_per_count,
+    buffer_length=None,
 ):
     """`(step_fn, state)` with the constraint's counters added to the state.
 
@@ -157,6 +239,8 @@ def constrained_search(
         rows_per_count: int. The counters' rows per sentence at the start: 1
             when the search tiles its initial state itself (`tile_beams`), K
             for a state that is already one row per beam.
+        buffer_length: the search's output buffer T (int, or scalar tensor);
+            needed when the constraint matches brackets.
     """
     if constraint is None:
         return step_fn, state
@@ -172,5 +256,5 @@ def constrained_search(
         limits = ops.repeat(limits, rows_per_count, axis=0)
     return constraint.wrap(step_fn), {
         "search": state,
-        "constraint": constraint.initial_state(counts, limits),
+        "constraint": constraint.initial_state(counts, limits, buffer_length),
     }

@@ -54,6 +54,10 @@ class DecodingConfig:
     # symbol per word (`BracketConstraint`; a stated deviation, the paper
     # does not say). `translate` refuses it without a constraint.
     constrain_brackets: bool = False
+    # Parsing, with `constrain_brackets`: each close carries its bracket's
+    # label and closes a non-empty constituent (a stack per hypothesis), so
+    # no output needs a repair; False leaves close labels free.
+    match_brackets: bool = False
 
     def __post_init__(self):
         check_one_of("method", self.method, METHODS)
@@ -65,10 +69,16 @@ class DecodingConfig:
             check_non_negative_int("max_extra_length", self.max_extra_length)
         check_positive_float("temperature", self.temperature)
         check_non_negative_int("top_k", self.top_k)
-        if not isinstance(self.constrain_brackets, bool):
+        for name in ("constrain_brackets", "match_brackets"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(
+                    f"`{name}` must be a bool. Received: {name}={getattr(self, name)!r}"
+                )
+        if self.match_brackets and not self.constrain_brackets:
             raise ValueError(
-                "`constrain_brackets` must be a bool. "
-                f"Received: constrain_brackets={self.constrain_brackets!r}"
+                "`match_brackets` refines the bracket constraint; set "
+                "constrain_brackets=True too. Received: match_brackets=True, "
+                "constrain_brackets=False"
             )
         if self.n_best > self.num_hypotheses:
             raise ValueError(

@@ -11,6 +11,7 @@ from keras_transformer.decoding.decoding_config import DecodingConfig
 from keras_transformer.decoding.greedy_search import greedy_search
 from keras_transformer.decoding.in_place_cache import owned_caches
 from keras_transformer.decoding.length_penalty import length_penalty
+from keras_transformer.decoding.next_word_search import next_word_search
 from keras_transformer.decoding.sampling_search import sampling_search
 from keras_transformer.models import BOS_ID, EOS_ID, PAD_ID
 
@@ -90,7 +91,8 @@ def _decoder_step(model, ids, index, self_caches, encoder_cache, **beam_options)
 
     Only the self-attention keys and values are loop state; the encoder side
     (`encoder_cache`) stays out of it. `beam_options` are `decode_step`'s
-    `num_beams`, `share_beam_cache` and `self_attention_mask`.
+    `num_beams`, `share_beam_cache`, `self_attention_mask` and, for a model
+    with the next-word pointer, `next_word_index` (`next_word_search`).
     """
     logits, self_caches = model.decode_step(
         ids, index, self_caches, encoder_cache, **beam_options
@@ -109,9 +111,15 @@ def _cached_step(model, encoder_cache, num_beams=None):
     one row per sentence.
     """
 
-    def symbols_to_logits_fn(ids, index, self_caches):
+    def symbols_to_logits_fn(ids, index, self_caches, next_word_index=None):
         return _decoder_step(
-            model, ids, index, self_caches, encoder_cache, num_beams=num_beams
+            model,
+            ids,
+            index,
+            self_caches,
+            encoder_cache,
+            num_beams=num_beams,
+            next_word_index=next_word_index,
         )
 
     return symbols_to_logits_fn
@@ -132,7 +140,7 @@ def _beam_shared_step(model, encoder_cache, beam_size):
     """
     k = beam_size
 
-    def symbols_to_logits_fn(ids, index, state):
+    def symbols_to_logits_fn(ids, index, state, next_word_index=None):
         rows = ops.shape(ids)[0]
         # [B*K] -> [B*K, 1]: position `index` of beam row r is in slot r % K
         own = ops.expand_dims(ops.mod(ops.arange(rows, dtype="int32"), k), 1)
@@ -151,6 +159,7 @@ def _beam_shared_step(model, encoder_cache, beam_size):
             num_beams=k,
             share_beam_cache=True,
             self_attention_mask=mask,
+            next_word_index=next_word_index,
         )
         return logits, {"self": caches, "history": history}
 
@@ -158,19 +167,15 @@ def _beam_shared_step(model, encoder_cache, beam_size):
 
 
 def _reorder_history(state, flat_indices):
-    """`beam_search`'s reorder for `_beam_shared_step`: the history rows only."""
-    return {
-        "self": state["self"],
-        "history": ops.take(state["history"], flat_indices, axis=0),
-    }
-
-
-def _reorder_constrained_history(state, flat_indices):
-    """`_reorder_history` under a `BracketConstraint`: its counters too."""
-    return {
-        "search": _reorder_history(state["search"], flat_indices),
-        "constraint": gather_beams(state["constraint"], flat_indices),
-    }
+    """`beam_search`'s reorder for `_beam_shared_step`: every row of the state
+    (the history, and the counters of `BracketConstraint` and
+    `next_word_search` wrapped around it) but the shared keys and values."""
+    if isinstance(state, dict):
+        return {
+            key: value if key == "self" else _reorder_history(value, flat_indices)
+            for key, value in state.items()
+        }
+    return gather_beams(state, flat_indices)
 
 
 def translate(
@@ -255,7 +260,7 @@ def translate(
     shared = config.method == "beam" and config.share_beam_cache
     slots = beam_size if shared else 1
     self_caches, encoder_cache = model.init_cache(
-        encoder_output, source_mask, max_length * slots
+        encoder_output, source_mask, max_length * slots, source_ids=source_ids
     )
     # In a TensorFlow graph the search writes its own copies of the
     # self-attention caches in place (`in_place_cache`).
@@ -281,9 +286,14 @@ def translate(
                 constraint,
                 word_counts,
                 max_lengths,
-                _cached_step(model, encoder_cache, num_beams=beam_size),
-                self_caches,
+                *next_word_search(
+                    model,
+                    _cached_step(model, encoder_cache, num_beams=beam_size),
+                    self_caches,
+                    rows=batch_size,
+                ),
                 rows_per_count=1,
+                buffer_length=max_length,
             )
             return beam_search(step, initial_ids, state, **beam)
         if config.method == "beam":
@@ -300,9 +310,14 @@ def translate(
                 constraint,
                 word_counts,
                 max_lengths,
-                _beam_shared_step(model, encoder_cache, beam_size),
-                state,
+                *next_word_search(
+                    model,
+                    _beam_shared_step(model, encoder_cache, beam_size),
+                    state,
+                    rows=batch_size * beam_size,
+                ),
                 rows_per_count=beam_size,
+                buffer_length=max_length,
             )
             return beam_search(
                 step,
@@ -310,19 +325,17 @@ def translate(
                 state,
                 **beam,
                 tile_cache_fn=lambda state, k: state,
-                reorder_cache_fn=(
-                    _reorder_history
-                    if constraint is None
-                    else _reorder_constrained_history
-                ),
+                reorder_cache_fn=_reorder_history,
             )
         step, state = constrained_search(
             constraint,
             word_counts,
             max_lengths,
-            _cached_step(model, encoder_cache),
-            self_caches,
+            *next_word_search(
+                model, _cached_step(model, encoder_cache), self_caches, batch_size
+            ),
             rows_per_count=1,
+            buffer_length=max_length,
         )
         if config.method == "greedy":
             ids, log_probs = greedy_search(

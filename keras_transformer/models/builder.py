@@ -44,6 +44,7 @@ def build_transformer(config: TransformerConfig, dtype=None, **kwargs) -> Transf
         tie_output_embeddings=config.tie_output_embeddings,
         normalize_first=config.normalize_first,
         layer_norm_epsilon=config.layer_norm_epsilon,
+        next_word_pointer=config.next_word_pointer,
         dtype=dtype,
         **kwargs,
     )

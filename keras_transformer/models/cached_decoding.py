@@ -51,7 +51,9 @@ class CachedDecoding:
         """
         return self._encode(source_ids, training=training)
 
-    def init_cache(self, encoder_output, source_padding_mask, max_length):
+    def init_cache(
+        self, encoder_output, source_padding_mask, max_length, source_ids=None
+    ):
         """The decoding cache for `decode_step`, before any target token.
 
         Args:
@@ -59,6 +61,10 @@ class CachedDecoding:
             source_padding_mask: bool tensor `[B, S]` from `encode`.
             max_length: int. L, the self-attention slots per row (the target
                 positions; `T * K` for a beam-shared cache).
+            source_ids: int tensor `[B, S]`, the encoded source; needed (only)
+                by a model with the next-word pointer, whose encoder cache
+                then also holds `"pointer_memory"` `[B, S, D]` and
+                `"word_positions"` `[B, S]` (`NextWordPointer.memory`).
 
         Returns:
             A tuple `(self_caches, encoder_cache)` (see the class docstring):
@@ -89,6 +95,14 @@ class CachedDecoding:
             "source_padding_mask": ops.cast(source_padding_mask, "bool"),
             "cross_attention": cross_caches,
         }
+        if self.pointer is not None:
+            if source_ids is None:
+                raise ValueError(
+                    "A model with the next-word pointer needs the source ids to "
+                    "build its decoding cache. Received: source_ids=None"
+                )
+            memory, positions = self.pointer.memory(source_ids, encoder_output)
+            encoder_cache.update(pointer_memory=memory, word_positions=positions)
         return self_caches, encoder_cache
 
     def decode_step(
@@ -102,6 +116,7 @@ class CachedDecoding:
         self_attention_mask=None,
         training=False,
         return_attention_scores=False,
+        next_word_index=None,
     ):
         """Runs the decoder on new target positions, updating the self caches.
 
@@ -127,6 +142,11 @@ class CachedDecoding:
             training: bool. Whether dropout is active. Defaults to `False`.
             return_attention_scores: bool. Also return the attention weights of
                 the new positions. Defaults to `False`.
+            next_word_index: int tensor `[B, t]` (`[B*K, t]` with
+                `num_beams`): with the next-word pointer (and only then), the
+                word each new position points at, from
+                `NextWordPointer.next_word_index(target_ids, words_before)`
+                with the row's word symbols before the chunk.
 
         Returns:
             A tuple `(logits [B, t, V] float32, updated self_caches)`; with
@@ -134,8 +154,22 @@ class CachedDecoding:
             per layer (zero on the slots after the new positions), "cross":
             [B, H, t, S] per layer}`.
         """
+        pointer = None
+        if self.pointer is not None:
+            if next_word_index is None:
+                raise ValueError(
+                    "A model with the next-word pointer needs each position's "
+                    "next word. Received: next_word_index=None"
+                )
+            pointer = self.pointer.select(
+                encoder_cache["pointer_memory"],
+                encoder_cache["word_positions"],
+                next_word_index,
+                num_beams=num_beams,
+            )
         return self._decode(
             target_ids,
+            pointer=pointer,
             encoder_padding_mask=encoder_cache["source_padding_mask"],
             self_caches=self_caches,
             cross_caches=encoder_cache["cross_attention"],

@@ -9,6 +9,7 @@ from keras_transformer.layers.lean_layer_normalization import LeanLayerNormaliza
 from keras_transformer.layers.learned_position_embedding import (
     LearnedPositionEmbedding,
 )
+from keras_transformer.layers.next_word_pointer import NextWordPointer
 from keras_transformer.layers.scaled_reversible_embedding import (
     ScaledReversibleEmbedding,
 )
@@ -77,6 +78,10 @@ class Transformer(CachedDecoding, ChunkedLossTraining, keras.Model):
         tie_output_embeddings: bool. Pre-softmax projection = target embedding.
         normalize_first: bool. Pre-norm blocks plus a final LayerNorm per stack.
         layer_norm_epsilon: float.
+        next_word_pointer: bool. Parsing (§6.3): add to each decoder input the
+            projected encoder output at the next word to cover
+            (`NextWordPointer`, not in the paper); its tables are set with
+            `set_word_vocabularies`. Defaults to `False`.
         dtype: dtype policy of every layer (e.g. `"mixed_bfloat16"`).
         **kwargs: `keras.Model` arguments (`name`, ...).
 
@@ -108,6 +113,7 @@ class Transformer(CachedDecoding, ChunkedLossTraining, keras.Model):
         tie_output_embeddings=True,
         normalize_first=False,
         layer_norm_epsilon=1e-6,
+        next_word_pointer=False,
         dtype=None,
         **kwargs,
     ):
@@ -183,6 +189,15 @@ class Transformer(CachedDecoding, ChunkedLossTraining, keras.Model):
             self.decoder_final_norm = LeanLayerNormalization(
                 epsilon=layer_norm_epsilon, dtype=dtype, name="decoder_final_norm"
             )
+        self.pointer = None
+        if next_word_pointer:
+            self.pointer = NextWordPointer(
+                source_vocab_size,
+                target_vocab_size,
+                hidden_dim,
+                dtype=dtype,
+                name="next_word_pointer",
+            )
 
         # === Functional model ===
         source_ids = keras.Input(shape=(None,), dtype="int32", name="source_ids")
@@ -193,6 +208,7 @@ class Transformer(CachedDecoding, ChunkedLossTraining, keras.Model):
             encoder_padding_mask=source_mask,
             encoder_output=encoder_output,
             target_padding_mask=padding_mask(target_ids, PAD_ID),
+            pointer=self._pointer(target_ids, source_ids, encoder_output),
         )
         super().__init__(
             inputs={"source_ids": source_ids, "target_ids": target_ids},
@@ -222,6 +238,23 @@ class Transformer(CachedDecoding, ChunkedLossTraining, keras.Model):
         self.tie_output_embeddings = tie_output_embeddings
         self.normalize_first = normalize_first
         self.layer_norm_epsilon = layer_norm_epsilon
+        self.next_word_pointer = next_word_pointer
+
+    def set_word_vocabularies(self, word_start_ids, word_symbol_ids):
+        """Sets the next-word pointer's tables (`next_word_pointer=True`):
+        the source ids whose piece begins a word and the target ids of the
+        word symbols (see `NextWordPointer.set_vocabularies`)."""
+        if self.pointer is None:
+            raise ValueError(
+                "The model has no next-word pointer. Received: next_word_pointer=False"
+            )
+        self.pointer.set_vocabularies(word_start_ids, word_symbol_ids)
+
+    def _pointer(self, target_ids, source_ids, encoder_output):
+        """The teacher-forced pointer vectors `[B, T, D]`, or `None`."""
+        if self.pointer is None:
+            return None
+        return self.pointer(target_ids, source_ids, encoder_output)
 
     @staticmethod
     def _position_layer(kind, max_sequence_length, dtype, name):
@@ -268,6 +301,7 @@ class Transformer(CachedDecoding, ChunkedLossTraining, keras.Model):
         training=None,
         return_attention_scores=False,
         project=True,
+        pointer=None,
     ):
         """The decoder stack and the softmax projection, cached or not.
 
@@ -276,11 +310,15 @@ class Transformer(CachedDecoding, ChunkedLossTraining, keras.Model):
         T_keys] per layer, "cross": [B, H, T, S] per layer}` (T_keys is the
         cache length in the cached path). With `project=False` the first item
         is the decoder output `[B, T, D]` before the pre-softmax projection.
+        `pointer` is the next-word pointer's `[B, T, D]`, added to the
+        embeddings (`NextWordPointer`).
         """
         start_index = 0 if index is None else index
         # [B, T] -> [B, T, D]
         x = self.target_embedding(target_ids)
         x = x + self.decoder_position(x, start_index=start_index)
+        if pointer is not None:
+            x = x + pointer
         x = self.decoder_embedding_dropout(x, training=training)
         new_caches = []
         scores = {"decoder": [], "cross": []}
@@ -336,6 +374,9 @@ class Transformer(CachedDecoding, ChunkedLossTraining, keras.Model):
             target_padding_mask=padding_mask(inputs["target_ids"], PAD_ID),
             training=training,
             project=False,
+            pointer=self._pointer(
+                inputs["target_ids"], inputs["source_ids"], encoder_output
+            ),
         )
         return decoder_output
 
@@ -369,6 +410,7 @@ class Transformer(CachedDecoding, ChunkedLossTraining, keras.Model):
             target_padding_mask=padding_mask(target_ids, PAD_ID),
             training=training,
             return_attention_scores=True,
+            pointer=self._pointer(target_ids, source_ids, encoder_output),
         )
         return {"encoder": encoder_scores, **decoder_scores}
 
@@ -394,6 +436,7 @@ class Transformer(CachedDecoding, ChunkedLossTraining, keras.Model):
             "tie_output_embeddings": self.tie_output_embeddings,
             "normalize_first": self.normalize_first,
             "layer_norm_epsilon": self.layer_norm_epsilon,
+            "next_word_pointer": self.next_word_pointer,
         }
 
     @classmethod

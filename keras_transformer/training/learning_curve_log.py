@@ -11,15 +11,21 @@ from keras_transformer.training.step_counter import optimizer_step
 from keras_transformer.validation import check_positive_int
 
 
+# The dev scores a row takes from the batch logs: translation's BLEU and
+# chrF, parsing's labelled bracket F1.
+DEV_SCORES = ("dev_bleu", "dev_chrf", "dev_f1")
+
+
 class LearningCurveLog(keras.callbacks.Callback):
     """Appends `{"step", "minutes", "loss", ...}` to a JSON-lines file.
 
     A row is written every `every_n_steps` updates (global steps, so a resumed
     run continues the curve) with the training loss as Keras logs it (the mean
     over the epoch so far), the minutes of training (a resumed run continues
-    from the file's last row) and whichever of `dev_bleu` and `dev_chrf` a
-    callback placed before this one added to the same batch's logs
-    (`BleuCallback` with the same `every_n_steps`). Each row is flushed as it
+    from the file's last row) and whichever of `dev_bleu`, `dev_chrf` and
+    `dev_f1` a callback placed before this one added to the same batch's logs
+    (`BleuCallback` with the same `every_n_steps`, or the parsing demo's dev
+    F1). Each row is flushed as it
     is written, so a killed run keeps its curve; rows at or past the start
     step of a resumed run are replaced.
     `keras_transformer.visualization.plot_learning_curve` draws the file.
@@ -52,7 +58,7 @@ class LearningCurveLog(keras.callbacks.Callback):
         minutes = self._minutes_before + (time.monotonic() - self._start) / 60.0
         row = {"step": self._step, "minutes": round(minutes, 3)}
         row["loss"] = round(float(logs["loss"]), 5)
-        for key in ("dev_bleu", "dev_chrf"):
+        for key in DEV_SCORES:
             if key in logs:
                 row[key] = round(float(logs[key]), 3)
         with open(self.path, "a", encoding="utf-8") as file:

@@ -1,21 +1,31 @@
-"""A run's learning curve as a PNG: training loss and dev BLEU against updates."""
+"""A run's learning curve as a PNG: training loss and dev BLEU (or parsing's
+dev F1) against updates."""
 
 from keras_transformer.visualization.attention_heatmap import (
     matplotlib_classes,
     save_figure,
 )
 
+# The dev score drawn on the right axis, the first a row has.
+DEV_LABELS = {
+    "dev_bleu": "dev BLEU (sacreBLEU)",
+    "dev_f1": "dev F1 (labelled brackets, EVALB)",
+}
+
 
 def plot_learning_curve(rows, path, title=None, dpi=100):
-    """Draws training loss and, where present, dev BLEU per step to a PNG.
+    """Draws training loss and, where present, dev BLEU (or dev F1) per step
+    to a PNG.
 
-    Loss (left axis) and dev BLEU (right axis) share the x axis of updates; a
+    Loss (left axis) and dev BLEU or F1 (right axis) share the x axis of
+    updates; a
     second x axis on top gives the minutes of training at the same points,
     read from the rows (so a run that slowed down shows it).
 
     Args:
         rows: list of dicts with `step`, `minutes`, `loss` and optionally
-            `dev_bleu` (`LearningCurveLog` rows, `read_learning_curve`).
+            `dev_bleu` or `dev_f1` (`LearningCurveLog` rows,
+            `read_learning_curve`).
         path: str or path-like. The PNG file; parent folders are created.
         title: optional str.
         dpi: int. Defaults to `100`.
@@ -43,16 +53,18 @@ def plot_learning_curve(rows, path, title=None, dpi=100):
     loss_axis.set_ylabel(
         "training loss (label-smoothed cross-entropy)", color="tab:blue"
     )
-    scored = [row for row in rows if "dev_bleu" in row]
-    if scored:
-        bleu_axis = loss_axis.twinx()
-        bleu_axis.plot(
-            [row["step"] for row in scored],
-            [row["dev_bleu"] for row in scored],
-            "s-",
-            color="tab:orange",
-        )
-        bleu_axis.set_ylabel("dev BLEU (sacreBLEU)", color="tab:orange")
+    for key, label in DEV_LABELS.items():
+        scored = [row for row in rows if key in row]
+        if scored:
+            score_axis = loss_axis.twinx()
+            score_axis.plot(
+                [row["step"] for row in scored],
+                [row[key] for row in scored],
+                "s-",
+                color="tab:orange",
+            )
+            score_axis.set_ylabel(label, color="tab:orange")
+            break
     # Minutes on top, at the logged steps (monotonic in steps).
     minutes_axis = loss_axis.secondary_xaxis(
         "top",

@@ -41,11 +41,40 @@ def _is_well_formed(sequence, words):
     return ended
 
 
+# Matching brackets: 5 closes with 7 and 6 with 8.
+MATCHING = [7, 8]
+
+
+def _matched_constraint():
+    return BracketConstraint(
+        VOCAB_SIZE, WORD, OPENS, CLOSES, eos_id=EOS_ID, matching_close_ids=MATCHING
+    )
+
+
+def _is_matched(sequence, words):
+    """`_is_well_formed`, every close its bracket's and no empty bracket."""
+    stack = []
+    if not _is_well_formed(sequence, words):
+        return False
+    for token in sequence:
+        if token in OPENS:
+            stack.append([MATCHING[OPENS.index(token)], 0])
+        elif token in WORD:
+            for entry in stack:
+                entry[1] += 1
+        elif token in CLOSES:
+            close, leaves = stack.pop()
+            if token != close or not leaves:
+                return False
+    return True
+
+
 def _sources(batch_size=4, width=5, seed=3):
     rng = np.random.default_rng(seed)
     return rng.integers(4, VOCAB_SIZE, (batch_size, width)).astype("int32")
 
 
+@pytest.mark.parametrize("matched", [False, True], ids=["counters", "matched"])
 @pytest.mark.parametrize(
     "config",
     [
@@ -58,8 +87,9 @@ def _sources(batch_size=4, width=5, seed=3):
     ],
     ids=["beam-shared", "beam-per-row", "greedy", "sample"],
 )
-def test_every_hypothesis_is_a_well_formed_tree(tiny_model, config):
+def test_every_hypothesis_is_a_well_formed_tree(tiny_model, config, matched):
     # The random model alone puts eos anywhere and emits id 9 and unk.
+    # Matched, every close is also its bracket's and no bracket is empty.
     counts = np.array([1, 2, 3, 4], "int32")
     ids, scores = translate(
         tiny_model,
@@ -67,13 +97,14 @@ def test_every_hypothesis_is_a_well_formed_tree(tiny_model, config):
         config,
         max_length=32,
         seed=0,
-        constraint=_constraint(),
+        constraint=_matched_constraint() if matched else _constraint(),
         word_counts=counts,
     )
+    check = _is_matched if matched else _is_well_formed
     ids = np.asarray(ids)
     for sentence, words in enumerate(counts):
         for hypothesis in ids[sentence]:
-            assert _is_well_formed(hypothesis.tolist(), words), hypothesis
+            assert check(hypothesis.tolist(), words), hypothesis
     assert np.all(np.isfinite(np.asarray(scores)))
 
 
@@ -111,19 +142,25 @@ def test_shared_and_per_row_beam_caches_agree_under_the_constraint(tiny_model):
     )
 
 
-def test_compiled_constrained_translate_equals_eager(tiny_model):
+@pytest.mark.parametrize(
+    "matched, jit_compile",
+    [(False, False), (True, False), (True, True)],
+    ids=["counters", "matched", "matched-xla"],
+)
+def test_compiled_constrained_translate_equals_eager(tiny_model, matched, jit_compile):
     config = DecodingConfig(beam_size=2, max_extra_length=12)
     counts = np.array([3, 1, 2, 2], "int32")
+    make = _matched_constraint if matched else _constraint
     eager = translate(
         tiny_model,
         _sources(),
         config,
         max_length=20,
-        constraint=_constraint(),
+        constraint=make(),
         word_counts=counts,
     )
     fn = compiled_translate(
-        tiny_model, config, jit_compile=False, max_length=20, constraint=_constraint()
+        tiny_model, config, jit_compile=jit_compile, max_length=20, constraint=make()
     )
     compiled = fn(_sources(), counts)
     np.testing.assert_array_equal(np.asarray(eager[0]), np.asarray(compiled[0]))
@@ -235,3 +272,77 @@ def test_constrain_brackets_needs_a_constraint(tiny_model):
         translate(tiny_model, _sources(), DecodingConfig(constrain_brackets=True))
     with pytest.raises(ValueError, match="word_counts"):
         translate(tiny_model, _sources(), DecodingConfig(), constraint=_constraint())
+
+
+def test_the_unmatched_constraint_leaves_labels_free(tiny_model):
+    # The check above can fail: the counters alone let closes mismatch.
+    counts = np.array([1, 2, 3, 4], "int32")
+    ids, _ = translate(
+        tiny_model,
+        _sources(batch_size=4, seed=5),
+        DecodingConfig(method="sample", max_extra_length=20),
+        max_length=32,
+        seed=1,
+        constraint=_constraint(),
+        word_counts=counts,
+    )
+    ids = np.asarray(ids)[:, 0]
+    assert not all(
+        _is_matched(ids[sentence].tolist(), words)
+        for sentence, words in enumerate(counts)
+    )
+
+
+def test_allowed_closes_follow_the_stack():
+    constraint = _matched_constraint()
+    state = constraint.initial_state([2, 1], [20, 20], buffer_length=8)
+    # Row 0: (5 (6 XX -> only 8, then only 7 once a word is inside 5's
+    # bracket (it is). Row 1: (6 -> no close before a word.
+    for ids in ([5, 6], [6, 4], [4, 4]):
+        state = constraint.advance(state, ops.convert_to_tensor(ids, "int32"))
+        if ids == [6, 4]:
+            # row 1: (6 XX, its bracket now holds a word
+            allowed = np.asarray(constraint.allowed(state, 2))
+            assert np.flatnonzero(allowed[1]).tolist() == [8]
+    allowed = np.asarray(constraint.allowed(state, 3))
+    assert np.flatnonzero(allowed[0]).tolist() == [4, 5, 6, 8]
+    state = constraint.advance(state, ops.convert_to_tensor([8, 8], "int32"))
+    allowed = np.asarray(constraint.allowed(state, 4))
+    assert np.flatnonzero(allowed[0]).tolist() == [4, 5, 6, 7]
+    assert np.flatnonzero(allowed[1]).tolist() == [EOS_ID]
+    fresh = constraint.initial_state([1], [20], buffer_length=8)
+    opened = constraint.advance(fresh, ops.convert_to_tensor([5], "int32"))
+    # An empty bracket cannot close: only a word, or another bracket.
+    assert np.flatnonzero(np.asarray(constraint.allowed(opened, 1))[0]).tolist() == [
+        4,
+        5,
+        6,
+    ]
+
+
+@pytest.mark.parametrize(
+    "matching, match",
+    [([7], "one close id"), ([7, 4], "one close id"), ([7, 10], "one close id")],
+)
+def test_bad_matching_close_ids_are_refused(matching, match):
+    with pytest.raises(ValueError, match=match):
+        BracketConstraint(
+            VOCAB_SIZE, WORD, OPENS, CLOSES, eos_id=EOS_ID, matching_close_ids=matching
+        )
+
+
+def test_an_open_without_its_close_is_never_emitted():
+    # 6 has no close of its own: only 5 opens.
+    constraint = BracketConstraint(
+        VOCAB_SIZE, WORD, OPENS, CLOSES, eos_id=EOS_ID, matching_close_ids=[7, -1]
+    )
+    state = constraint.initial_state([2], [20], buffer_length=8)
+    assert np.flatnonzero(np.asarray(constraint.allowed(state, 0))[0]).tolist() == [
+        4,
+        5,
+    ]
+
+
+def test_matching_needs_the_buffer_length():
+    with pytest.raises(ValueError, match="buffer_length"):
+        _matched_constraint().initial_state([2], [20])

@@ -1,0 +1,209 @@
+"""The decoder's view of the next word to parse: a deterministic pointer into
+the encoder output (parsing, §6.3; Liu, Zhu & Shi, AAAI 2018)."""
+
+import keras
+import numpy as np
+from keras import ops
+
+from keras_transformer.validation import check_positive_int
+
+
+@keras.saving.register_keras_serializable(package="keras_transformer")
+class NextWordPointer(keras.layers.Layer):
+    """The encoder's representation of the next word, for each decoder input.
+
+    A linearized tree (§6.3, Vinyals et al. 2015) has one word symbol (`XX`,
+    or a POS tag) per source word, in order; so after a target prefix with n
+    word symbols the next word to cover is word n. Seq2seq parsers that leave
+    this to attention place brackets a word or two off; Ma et al. (AAAI 2017)
+    and Liu, Zhu & Shi (AAAI 2018) give the decoder, at each step, the
+    encoder's representation of that word, selected deterministically. This
+    layer does it for a subword source: word n is its first subword (the n-th
+    word-initial piece of the source), and the returned vector is
+    `W h_n + b` (h the encoder output, `W` and `b` learned), zero once every
+    word is covered (or for words cut off with a truncated source). The
+    Transformer adds it to the decoder's input embeddings. Not in the paper:
+    an option of the model (`next_word_pointer`), a stated deviation
+    (BUILD_NOTES.md, "Parsing").
+
+    Which source pieces start a word and which target symbols are words is a
+    property of the tokenizers, not of the architecture: two non-trainable
+    0/1 tables, set once with `set_vocabularies` and saved with the weights
+    (every checkpoint and export carries them). They start as zeros, which
+    points every step at nothing.
+
+    The teacher-forced call counts the word symbols of the decoder inputs
+    with a cumulative sum; incremental decoding keeps the count per row in its
+    search state (`next_word_index` with `words_before`) and calls `memory`
+    once and `select` per step: the same arithmetic, so cached and uncached
+    decoding agree.
+
+    Args:
+        source_vocab_size: int. Source vocabulary size.
+        target_vocab_size: int. Target vocabulary size.
+        hidden_dim: int. D, the size of the encoder output and of the result.
+        **kwargs: base layer arguments (`name`, `dtype`, ...).
+
+    Call arguments:
+        target_ids: int tensor `[B, T]`, the decoder inputs (bos first).
+        source_ids: int tensor `[B, S]`, 0 for padding.
+        encoder_output: tensor `[B, S, D]`.
+
+    Returns:
+        A tensor `[B, T, D]`.
+
+    Example:
+
+    >>> pointer = NextWordPointer(10, 6, hidden_dim=4)
+    >>> pointer.set_vocabularies(word_start_ids=[4, 5], word_symbol_ids=[4])
+    >>> ids = keras.ops.convert_to_tensor([[4, 6, 5, 3]])
+    >>> pointer(keras.ops.convert_to_tensor([[2, 4, 5]]), ids,
+    ...         keras.ops.zeros((1, 4, 4))).shape
+    (1, 3, 4)
+    """
+
+    def __init__(self, source_vocab_size, target_vocab_size, hidden_dim, **kwargs):
+        super().__init__(**kwargs)
+        check_positive_int("source_vocab_size", source_vocab_size)
+        check_positive_int("target_vocab_size", target_vocab_size)
+        check_positive_int("hidden_dim", hidden_dim)
+        self.source_vocab_size = source_vocab_size
+        self.target_vocab_size = target_vocab_size
+        self.hidden_dim = hidden_dim
+
+    def build(
+        self, target_ids_shape=None, source_ids_shape=None, encoder_output_shape=None
+    ):
+        # 0/1 tables, float32 under any policy (exact, and averaged
+        # checkpoints keep them exact).
+        self.word_starts = self.add_weight(
+            name="word_starts",
+            shape=(self.source_vocab_size,),
+            initializer="zeros",
+            trainable=False,
+            dtype="float32",
+        )
+        self.word_symbols = self.add_weight(
+            name="word_symbols",
+            shape=(self.target_vocab_size,),
+            initializer="zeros",
+            trainable=False,
+            dtype="float32",
+        )
+        self.projection = keras.layers.Dense(
+            self.hidden_dim, dtype=self.dtype_policy, name="projection"
+        )
+        self.projection.build((None, None, self.hidden_dim))
+        self.built = True
+
+    def set_vocabularies(self, word_start_ids, word_symbol_ids):
+        """Sets the two tables from id lists.
+
+        Args:
+            word_start_ids: the source ids whose piece begins a word.
+            word_symbol_ids: the target ids of the word symbols.
+        """
+        if not self.built:
+            self.build()
+        for name, ids, size, table in (
+            (
+                "word_start_ids",
+                word_start_ids,
+                self.source_vocab_size,
+                self.word_starts,
+            ),
+            (
+                "word_symbol_ids",
+                word_symbol_ids,
+                self.target_vocab_size,
+                self.word_symbols,
+            ),
+        ):
+            ids = np.asarray(list(ids), dtype=np.int64)
+            if ids.size == 0 or ids.min() < 0 or ids.max() >= size:
+                raise ValueError(
+                    f"`{name}` must be a non-empty list of ids in [0, {size}). "
+                    f"Received: {name}={ids.tolist()[:20]}"
+                )
+            values = np.zeros(size, np.float32)
+            values[ids] = 1.0
+            table.assign(values)
+
+    def word_symbol_counts(self, target_ids):
+        """int32 `[B]`: the word symbols in each row of `target_ids` `[B, t]`."""
+        is_word = ops.take(self.word_symbols, ops.cast(target_ids, "int32"))
+        return ops.sum(ops.cast(is_word > 0.5, "int32"), axis=-1)
+
+    def next_word_index(self, target_ids, words_before=None):
+        """int32 `[B, t]`: the word each decoder input points at.
+
+        Position j points at the number of word symbols among the inputs up
+        to and including j (plus `words_before`, int `[B]`, the count before
+        the chunk): the input at j is the output of step j - 1.
+        """
+        is_word = ops.take(self.word_symbols, ops.cast(target_ids, "int32"))
+        # [B, t]: an inclusive cumulative count
+        index = ops.cumsum(ops.cast(is_word > 0.5, "int32"), axis=-1)
+        if words_before is not None:
+            index = index + ops.expand_dims(ops.cast(words_before, "int32"), -1)
+        return index
+
+    def memory(self, source_ids, encoder_output):
+        """`(projected [B, S, D], word_positions [B, S] int32)`: each source
+        piece's `W h + b`, and its word number if it starts a word, else -1."""
+        source_ids = ops.cast(source_ids, "int32")
+        starts = ops.take(self.word_starts, source_ids) > 0.5
+        starts = ops.logical_and(starts, ops.not_equal(source_ids, 0))
+        starts = ops.cast(starts, "int32")
+        # [B, S]: 0-based word number at each word-initial piece, -1 elsewhere
+        numbers = ops.cumsum(starts, axis=-1) - 1
+        positions = ops.where(starts > 0, numbers, -1)
+        return self.projection(encoder_output), positions
+
+    def select(self, memory, word_positions, next_word_index, num_beams=None):
+        """The projected encoder output at each row's next word.
+
+        Args:
+            memory: tensor `[B, S, D]` from `memory`.
+            word_positions: int tensor `[B, S]` from `memory`.
+            next_word_index: int tensor `[B, t]`, or `[B*K, t]` with
+                `num_beams=K` (the K beam rows of a sentence next to each
+                other, over its one memory row).
+            num_beams: optional int K.
+
+        Returns:
+            A tensor `[B, t, D]` (`[B*K, t, D]`), zero where the index is past
+            the last word.
+        """
+        k = num_beams or 1
+        t = ops.shape(next_word_index)[1]
+        # [B*K, t] -> [B, K*t]
+        index = ops.reshape(ops.cast(next_word_index, "int32"), (-1, k * t))
+        # [B, K*t, 1] == [B, 1, S] -> [B, K*t, S], one 1 per row at most
+        selection = ops.equal(
+            ops.expand_dims(index, -1), ops.expand_dims(word_positions, 1)
+        )
+        selection = ops.cast(selection, memory.dtype)
+        # [B, K*t, S] x [B, S, D] -> [B, K*t, D] -> [B*K, t, D]
+        selected = ops.matmul(selection, memory)
+        return ops.reshape(selected, (-1, t, ops.shape(memory)[-1]))
+
+    def call(self, target_ids, source_ids, encoder_output):
+        memory, positions = self.memory(source_ids, encoder_output)
+        return self.select(memory, positions, self.next_word_index(target_ids))
+
+    def compute_output_shape(
+        self, target_ids_shape, source_ids_shape, encoder_output_shape
+    ):
+        return (*target_ids_shape, self.hidden_dim)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update(
+            {
+                "source_vocab_size": self.source_vocab_size,
+                "target_vocab_size": self.target_vocab_size,
+                "hidden_dim": self.hidden_dim,
+            }
+        )
+        return config
