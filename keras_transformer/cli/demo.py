@@ -48,9 +48,10 @@ def run_demo(
     then evaluates and exports again (a new export version). Besides the
     report it writes `learning_curve.png` (training loss, and greedy dev
     BLEU on the first `dev_sentences` dev sentences or, parsing, greedy dev
-    F1 on the first fifth as many, every checkpoint: `learning_curve.jsonl`) and, for translation, `attention.png`
-    (the encoder-decoder attention of the example nearest ten words). The report's
-    `phase_seconds` holds the time each phase took.
+    F1 on the first fifth as many, every checkpoint: `learning_curve.jsonl`)
+    and, for translation, `attention.png` (the encoder-decoder attention of
+    the example nearest ten words). The report's `phase_seconds` holds the
+    time each phase took.
 
     Args:
         recipe: a `Recipe` (normally `get_recipe("demo")`).

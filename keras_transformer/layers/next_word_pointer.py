@@ -180,8 +180,10 @@ class NextWordPointer(keras.layers.Layer):
         # [B*K, t] -> [B, K*t]
         index = ops.reshape(ops.cast(next_word_index, "int32"), (-1, k * t))
         # [B, K*t, 1] == [B, 1, S] -> [B, K*t, S], one 1 per row at most
-        selection = ops.equal(
-            ops.expand_dims(index, -1), ops.expand_dims(word_positions, 1)
+        # (pieces that start no word hold -1 and match nothing)
+        selection = ops.logical_and(
+            ops.equal(ops.expand_dims(index, -1), ops.expand_dims(word_positions, 1)),
+            ops.expand_dims(word_positions >= 0, 1),
         )
         selection = ops.cast(selection, memory.dtype)
         # [B, K*t, S] x [B, S, D] -> [B, K*t, D] -> [B*K, t, D]

@@ -10,7 +10,6 @@ from keras_transformer.training.atomic_files import atomic_write_text
 from keras_transformer.training.step_counter import optimizer_step
 from keras_transformer.validation import check_positive_int
 
-
 # The dev scores a row takes from the batch logs: translation's BLEU and
 # chrF, parsing's labelled bracket F1.
 DEV_SCORES = ("dev_bleu", "dev_chrf", "dev_f1")
