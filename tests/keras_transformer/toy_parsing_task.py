@@ -93,8 +93,8 @@ def train_toy_parser(next_word_pointer, updates=300, seed=0):
         )
     )
     if next_word_pointer:
-        leaves, opens, closes = pipelines.symbol_classes(SYMBOLS)
-        model.set_word_vocabularies(list(SOURCE_IDS.values()), leaves, opens, closes)
+        leaves, _, _ = pipelines.symbol_classes(SYMBOLS)
+        model.set_word_vocabularies(list(SOURCE_IDS.values()), leaves)
     model.compile(
         optimizer=keras.optimizers.Adam(3e-3),
         loss=keras.losses.SparseCategoricalCrossentropy(

@@ -73,6 +73,9 @@ def test_parsing_demo_reports_f1_beside_the_baselines(tmp_path, capsys):
     # --minutes: the clock bounds training, not the recipe's updates.
     assert report["train_minutes"] == 0.05 and report["steps"] >= 5
     assert set(report["pictures"]) == {"learning_curve"}
+    # The curve has greedy dev F1 at each checkpoint (every 5 updates here).
+    rows = read_learning_curve(str(output / "learning_curve.jsonl"))
+    assert rows and all(0.0 <= row["dev_f1"] <= 100.0 for row in rows)
     assert report["recipe"]["name"] == "gum_parsing"
     assert 0.0 <= report["f1"] <= 100.0
     # The baselines of the same 4 test trees, by the same scorer.
