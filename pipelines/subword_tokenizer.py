@@ -144,7 +144,6 @@ class SubwordTokenizer(tf.Module, metaclass=abc.ABCMeta):
         tell override this.
         """
         raise NotImplementedError(
-            f"A {self.kind} tokenizer does not mark where words start. "
-            "Received: a tokenizer of kind "
-            f"{self.kind!r}"
+            "This tokenizer does not mark where words start. Received: "
+            f"kind={self.kind!r}"
         )

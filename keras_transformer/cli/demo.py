@@ -151,8 +151,8 @@ def _learning_curve_callbacks(recipe, output, curve_path, dev_sentences):
 class _DevF1(keras.callbacks.Callback):
     """Greedy parses of the first dev trees every `every_n_steps` updates,
     their F1 (`bracket_scores`) added to the logs as `dev_f1`. The recipe's
-    bracket constraint applies; the tokenizers load when training begins
-    (see `_DevBleu`)."""
+    bracket constraint applies; the tokenizers load and the search compiles
+    (graph mode, once) when training begins (see `_DevBleu`)."""
 
     def __init__(self, recipe, output, count, every_n_steps):
         super().__init__()
@@ -161,10 +161,12 @@ class _DevF1(keras.callbacks.Callback):
         self._recipe, self._output = recipe, output
         self._gold = split_trees(recipe, recipe.dev_split)[0][:count]
         self._every = every_n_steps
-        self._config = dataclasses.replace(recipe.decoding, method="greedy")
-        self._tokenizers = None
+        self._config = dataclasses.replace(recipe.decoding, method="greedy", n_best=1)
+        self._tokenizers = self._search = None
+        self._last = None
 
     def on_train_begin(self, logs=None):
+        from keras_transformer.cli.parse import parser_search
         from keras_transformer.cli.run_directory import RunDirectory
         from keras_transformer.cli.run_tokenizer import load_target_tokenizer
 
@@ -173,19 +175,26 @@ class _DevF1(keras.callbacks.Callback):
             pipelines.load_tokenizer(run.tokenizer_path),
             load_target_tokenizer(run, self._recipe),
         )
+        self._search = parser_search(
+            self._recipe, self._tokenizers[1], self.model, self._config
+        )
 
     def on_train_batch_end(self, batch, logs=None):
         from keras_transformer.cli.parse import bracket_scores, parse_sentences
         from keras_transformer.training.step_counter import optimizer_step
 
-        if optimizer_step(self.model) % self._every or logs is None:
+        # Once per checkpoint (the step repeats under gradient accumulation)
+        step = optimizer_step(self.model)
+        if logs is None or step == 0 or step % self._every or step == self._last:
             return
+        self._last = step
         trees, _ = parse_sentences(
             self._recipe,
             *self._tokenizers,
             self.model,
             [" ".join(tree.words()) for tree in self._gold],
             self._config,
+            translate_fn=self._search,
         )
         logs["dev_f1"] = bracket_scores(self._gold, trees)["f1"]
 

@@ -25,6 +25,7 @@ from keras_transformer.cli.run_tokenizer import (
 )
 from keras_transformer.cli.trained_model import load_trained_model
 from keras_transformer.cli.user_error import UserError
+from keras_transformer.decoding.compiled_translate import compiled_translate
 from keras_transformer.evaluation import evalb, translate_texts
 
 
@@ -37,9 +38,12 @@ def parse_sentences(
     config,
     batch_size=64,
     progress=False,
+    translate_fn=None,
 ):
     """Parses sentences (str, words separated by spaces); `progress` shows a
-    bar over them.
+    bar over them. `translate_fn` is a search compiled once by the caller
+    (`parser_search`), reused across calls; by default one is compiled for
+    this call.
 
     Returns:
         `(trees, repairs)`: one `pipelines.Tree` and one
@@ -50,18 +54,7 @@ def parse_sentences(
     indices = [i for i, w in enumerate(words) if w]
     # Imported here: savedmodels sits above keras_transformer (BUILD_NOTES.md,
     # "Packages").
-    from savedmodels.parser_module import parser_constraint
-
-    constraint = (
-        parser_constraint(
-            target_tokenizer,
-            model.target_vocab_size,
-            recipe.tree_tags,
-            match_brackets=config.match_brackets,
-        )
-        if config.constrain_brackets
-        else None
-    )
+    constraint = _constraint(recipe, target_tokenizer, model, config)
     outputs = (
         translate_texts(
             model,
@@ -76,6 +69,7 @@ def parse_sentences(
             word_counts=[len(words[i]) for i in indices] if constraint else None,
             progress=progress,
             jit_compile=decodes_with_xla(model),
+            translate_fn=translate_fn,
         )
         if indices
         else []
@@ -87,6 +81,36 @@ def parse_sentences(
             symbols, words[index], tags=recipe.tree_tags
         )
     return trees, repairs
+
+
+def _constraint(recipe, target_tokenizer, model, config):
+    """The search's `BracketConstraint` (`config.constrain_brackets`), or
+    `None`."""
+    if not config.constrain_brackets:
+        return None
+    # Imported here: savedmodels sits above keras_transformer (BUILD_NOTES.md,
+    # "Packages").
+    from savedmodels.parser_module import parser_constraint
+
+    return parser_constraint(
+        target_tokenizer,
+        model.target_vocab_size,
+        recipe.tree_tags,
+        match_brackets=config.match_brackets,
+    )
+
+
+def parser_search(recipe, target_tokenizer, model, config, jit_compile=False):
+    """`parse_sentences`' `translate_fn`: the search of `config` (with the
+    recipe's constraint) compiled once, for a caller that parses again and
+    again (the demo's dev F1 at each checkpoint). Graph mode by default, the
+    faster path on CPUs (BUILD_NOTES.md, "Speed")."""
+    return compiled_translate(
+        model,
+        config,
+        jit_compile=jit_compile,
+        constraint=_constraint(recipe, target_tokenizer, model, config),
+    )
 
 
 def bracket_scores(gold, trees):

@@ -14,7 +14,8 @@ with `DecodingConfig(constrain_brackets=False)`.
 
 The constraint is model-agnostic: it wraps a search's
 `symbols_to_logits_fn` and adds two int32 counters per row to the search
-state (words still to emit, brackets open) beside each row's output limit,
+state (words still to emit, brackets open) beside each row's output limit
+(and, matching brackets, a stack per row),
 so it runs in beam, greedy and sampling search alike, under `tf.function`,
 XLA and `jax.jit`. Disallowed tokens get `NEG_INF` logits, so each step's
 distribution is renormalised over the allowed ones. Without
@@ -152,11 +153,13 @@ class BracketConstraint:
     def allowed(self, state, index):
         """bool `[R, V]`: the tokens each row may emit as its `index + 1`-th.
 
-        Words while words remain; closes while a bracket is open; eos once
-        both counters are 0; an opening bracket while words remain (one
-        opened with none left would stay empty) and while the row's limit
-        leaves room for the remaining words, every close and eos after it,
-        so that the search can always end within the limit.
+        Words while words remain; closes while a bracket is open (matching
+        brackets: only the innermost open bracket's own close, once a word
+        is inside it); eos once both counters are 0; an opening bracket
+        while words remain (one opened with none left would stay empty) and
+        while the row's limit leaves room for the remaining words, every
+        close and eos after it, so that the search can always end within
+        the limit.
         """
         words, depth = state["words"], state["depth"]
         # Tokens this row may still write, this one included.

@@ -77,8 +77,8 @@ class DecodingConfig:
         if self.match_brackets and not self.constrain_brackets:
             raise ValueError(
                 "`match_brackets` refines the bracket constraint; set "
-                "constrain_brackets=True too. Received: match_brackets=True, "
-                "constrain_brackets=False"
+                "constrain_brackets=True, or match_brackets=False. Received: "
+                "match_brackets=True, constrain_brackets=False"
             )
         if self.n_best > self.num_hypotheses:
             raise ValueError(

@@ -206,8 +206,9 @@ def translate(
     and the same time in graph mode (BUILD_NOTES.md, "Speed").
 
     Args:
-        model: a `Transformer` (anything with `encode`, `init_cache` and
-            `decode_step`).
+        model: a `Transformer` (anything with `encode`, `init_cache` taking
+            `source_ids=` and `decode_step`; a `pointer` attribute, if any,
+            is the `NextWordPointer` the search counts words for).
         source_ids: int tensor `[B, S]`, 0 for padding.
         config: a `DecodingConfig`: the method, beam size, length penalty
             alpha (used by beam search and for the returned scores of every

@@ -1,4 +1,5 @@
-"""Keras 3 layers of the Transformer (paper §3), usable in any Keras model.
+"""Keras 3 layers of the Transformer (paper §3), and the parser's next-word
+pointer (§6.3, not in the paper), usable in any Keras model.
 
 Every layer uses `keras.ops` only (so it runs on every Keras backend), takes
 plain arguments (never a config object) and is registered serializable.
@@ -18,6 +19,7 @@ from keras_transformer.layers.lean_layer_normalization import LeanLayerNormaliza
 from keras_transformer.layers.learned_position_embedding import (
     LearnedPositionEmbedding,
 )
+from keras_transformer.layers.next_word_pointer import NextWordPointer
 from keras_transformer.layers.position_wise_feed_forward import (
     PositionWiseFeedForward,
 )
@@ -35,6 +37,7 @@ __all__ = [
     "HashDropout",
     "LeanLayerNormalization",
     "LearnedPositionEmbedding",
+    "NextWordPointer",
     "PositionWiseFeedForward",
     "ScaledReversibleEmbedding",
     "SinusoidalPositionEncoding",

@@ -80,8 +80,10 @@ class Transformer(CachedDecoding, ChunkedLossTraining, keras.Model):
         layer_norm_epsilon: float.
         next_word_pointer: bool. Parsing (§6.3): add to each decoder input the
             projected encoder output at the next word to cover
-            (`NextWordPointer`, not in the paper); its tables are set with
-            `set_word_vocabularies`. Defaults to `False`.
+            (`NextWordPointer`, not in the paper). Its tables must be set
+            with `set_word_vocabularies` before training (`train` does it
+            from the run's tokenizers; unset, they point at nothing and the
+            pointer adds only a bias). Defaults to `False`.
         dtype: dtype policy of every layer (e.g. `"mixed_bfloat16"`).
         **kwargs: `keras.Model` arguments (`name`, ...).
 

@@ -25,4 +25,4 @@ def test_the_next_word_pointer_learns_where_brackets_close():
     _, with_pointer = toy.train_toy_parser(next_word_pointer=True, updates=200)
     _, without = toy.train_toy_parser(next_word_pointer=False, updates=200)
     assert with_pointer >= 95.0
-    assert without <= 60.0
+    assert with_pointer - without >= 30.0

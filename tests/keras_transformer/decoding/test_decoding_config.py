@@ -61,3 +61,12 @@ def test_tensor_values_are_left_to_the_graph():
         max_extra_length=keras.ops.convert_to_tensor(-1),
     )
     assert config.beam_size == 4
+
+
+def test_matched_brackets_refine_the_bracket_constraint():
+    config = DecodingConfig(constrain_brackets=True, match_brackets=True)
+    assert DecodingConfig.from_dict(config.to_dict()) == config
+    with pytest.raises(ValueError, match="or match_brackets=False. Received: "):
+        DecodingConfig(match_brackets=True)
+    with pytest.raises(ValueError, match="Received: match_brackets=1"):
+        DecodingConfig(constrain_brackets=True, match_brackets=1)
