@@ -76,19 +76,18 @@ class NextWordPointer(keras.layers.Layer):
     ):
         # 0/1 tables, float32 under any policy (exact, and averaged
         # checkpoints keep them exact).
-        self.word_starts = self.add_weight(
-            name="word_starts",
-            shape=(self.source_vocab_size,),
-            initializer="zeros",
-            trainable=False,
-            dtype="float32",
-        )
-        self.word_symbols = self.add_weight(
-            name="word_symbols",
-            shape=(self.target_vocab_size,),
-            initializer="zeros",
-            trainable=False,
-            dtype="float32",
+        self.word_starts, self.word_symbols = (
+            self.add_weight(
+                name=name,
+                shape=(size,),
+                initializer="zeros",
+                trainable=False,
+                dtype="float32",
+            )
+            for name, size in (
+                ("word_starts", self.source_vocab_size),
+                ("word_symbols", self.target_vocab_size),
+            )
         )
         self.projection = keras.layers.Dense(
             self.hidden_dim, dtype=self.dtype_policy, name="projection"
@@ -105,29 +104,24 @@ class NextWordPointer(keras.layers.Layer):
         """
         if not self.built:
             self.build()
-        for name, ids, size, table in (
-            (
-                "word_start_ids",
-                word_start_ids,
-                self.source_vocab_size,
-                self.word_starts,
-            ),
-            (
-                "word_symbol_ids",
-                word_symbol_ids,
-                self.target_vocab_size,
-                self.word_symbols,
-            ),
-        ):
+        tables = {
+            "word_start_ids": (word_start_ids, self.word_starts),
+            "word_symbol_ids": (word_symbol_ids, self.word_symbols),
+        }
+        values = {}
+        for name, (ids, table) in tables.items():
+            size = table.shape[0]
             ids = np.asarray(list(ids), dtype=np.int64)
             if ids.size == 0 or ids.min() < 0 or ids.max() >= size:
                 raise ValueError(
                     f"`{name}` must be a non-empty list of ids in [0, {size}). "
                     f"Received: {name}={ids.tolist()[:20]}"
                 )
-            values = np.zeros(size, np.float32)
-            values[ids] = 1.0
-            table.assign(values)
+            values[name] = np.zeros(size, np.float32)
+            values[name][ids] = 1.0
+        # Both checked before either is written.
+        for name, (_, table) in tables.items():
+            table.assign(values[name])
 
     def word_symbol_counts(self, target_ids):
         """int32 `[B]`: the word symbols in each row of `target_ids` `[B, t]`."""
