@@ -6,6 +6,7 @@ import pytest
 
 from keras_transformer import Transformer, TransformerConfig, build_transformer
 from tests.keras_transformer.decoding.conftest import make_tiny_model
+from tests.keras_transformer.models.test_transformer import beam_step_options
 
 # Source ids 4..11 begin a word, 12..19 continue one; target id 4 is the
 # word symbol `XX` (5..7 open, 8..10 close, 11 of no class).
@@ -145,14 +146,7 @@ def test_beam_rows_point_into_their_sentences_one_encoder_row(share_beam_cache):
     words = np.zeros(2 * beams, "int32")
     steps = []
     for i in range(length):
-        options = {"num_beams": beams}
-        if share_beam_cache:
-            slots = np.arange(length * beams)
-            mask = (slots % beams == np.arange(beams)[:, None]) & (slots // beams <= i)
-            options.update(
-                share_beam_cache=True,
-                self_attention_mask=np.broadcast_to(mask, (2, beams, length * beams)),
-            )
+        options = beam_step_options(2, beams, length, i, share_beam_cache)
         ids = target[:, i : i + 1]
         next_word = model.pointer.next_word_index(ids, words_before=words)
         logits, self_caches = model.decode_step(

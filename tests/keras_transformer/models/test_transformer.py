@@ -140,20 +140,27 @@ def test_beam_rows_over_one_encoder_row_equal_tiled_sentences(share_beam_cache):
         ]
     steps = []
     for i in range(length):
-        options = {"num_beams": beams}
-        if share_beam_cache:
-            # Beam k's positions 0..i are in slots p * K + k: [B, K, L * K]
-            slots = np.arange(length * beams)
-            mask = (slots % beams == np.arange(beams)[:, None]) & (slots // beams <= i)
-            options.update(
-                share_beam_cache=True,
-                self_attention_mask=np.broadcast_to(mask, (2, beams, length * beams)),
-            )
+        options = beam_step_options(2, beams, length, i, share_beam_cache)
         logits, self_caches = model.decode_step(
             target[:, i : i + 1], i, self_caches, encoder_cache, **options
         )
         steps.append(np.array(logits))
     np.testing.assert_allclose(np.concatenate(steps, axis=1), expected, atol=1e-5)
+
+
+def beam_step_options(batch, beams, length, i, share_beam_cache):
+    """`decode_step`'s beam arguments for position i: K beam rows per
+    sentence, and with a shared cache the slots each beam row attends to
+    (beam k's positions 0..i are in slots p * K + k: [B, K, L * K])."""
+    options = {"num_beams": beams}
+    if share_beam_cache:
+        slots = np.arange(length * beams)
+        mask = (slots % beams == np.arange(beams)[:, None]) & (slots // beams <= i)
+        options.update(
+            share_beam_cache=True,
+            self_attention_mask=np.broadcast_to(mask, (batch, beams, length * beams)),
+        )
+    return options
 
 
 def test_cache_layout_is_batch_then_heads_first():
