@@ -41,6 +41,7 @@ tokens per side, and the schedule still counts the paper's updates.
 import dataclasses
 
 from keras_transformer.decoding.decoding_config import DecodingConfig
+from keras_transformer.precisions import PRECISIONS
 from keras_transformer.presets import PRESETS, training_values
 from keras_transformer.transformer_config import TransformerConfig
 from keras_transformer.validation import (
@@ -134,6 +135,9 @@ class Recipe:
     train_minutes: float | None = None  # wall-clock bound, None = no bound
     warmup_steps: int = 4_000
     learning_rate_scale: float = 1.0
+    # The Keras dtype policy of training (`precisions.PRECISIONS`); the
+    # paper's float32 by default. Variables and checkpoints stay float32.
+    precision: str = "float32"
     label_smoothing: float | None = None  # eps_ls; None = the preset's (§5.4)
     steps_per_epoch: int = 1_000  # batches between backups (resume points)
     checkpoint_every_minutes: float | None = 10.0
@@ -156,6 +160,7 @@ class Recipe:
         self._check_data()
         check_one_of("tokenizer", self.tokenizer, TOKENIZERS)
         check_one_of("preset", self.preset, tuple(PRESETS))
+        check_one_of("precision", self.precision, PRECISIONS)
         for name in (
             "vocab_size",
             "tokens_per_batch",

@@ -31,7 +31,8 @@ def average_checkpoints(checkpoint_paths, output_path):
     model is averaged in float64 and stored in its own dtype; the optimizer
     state is left out (an averaged model is for evaluation and export). When a
     checkpoint has its JSON record beside it (`ckpt-<step>.json`), the records'
-    `model_config` entries must agree.
+    `model_config` entries must agree, apart from `NOT_ARCHITECTURE` (the
+    training precision, the model's name).
 
     Args:
         checkpoint_paths: list of `.weights.h5` paths, at least one.
@@ -133,6 +134,13 @@ def _copy_group_attributes(source, target):
     source.visititems(visit)
 
 
+# Model config entries that do not change the weights: the dtype policy is
+# the training precision (float32 variables in every one, so a run resumed in
+# another precision averages), and Keras numbers the name of a second model
+# built in one process ("transformer_1").
+NOT_ARCHITECTURE = ("dtype", "name", "trainable")
+
+
 def _check_records(paths):
     configs = {}
     for path in paths:
@@ -140,7 +148,9 @@ def _check_records(paths):
         if os.path.exists(weights_record):
             config = read_json(weights_record).get("model_config")
             if config is not None:
-                configs[path] = config
+                configs[path] = {
+                    k: v for k, v in config.items() if k not in NOT_ARCHITECTURE
+                }
     if len({json.dumps(c, sort_keys=True) for c in configs.values()}) > 1:
         raise ValueError(
             "The checkpoints were written by models with different configs: "

@@ -19,6 +19,7 @@ from keras_transformer.cli.option_types import (
     weights_file,
 )
 from keras_transformer.cli.user_error import UserError, report_error
+from keras_transformer.precisions import PRECISIONS
 
 
 def _overrides(pairs):
@@ -46,6 +47,7 @@ def _recipe(args):
         "target_language",
         "on_bad_line",
         "max_length_ratio",
+        "precision",
     ):
         value = getattr(args, field, None)
         if value is not None:
@@ -235,6 +237,8 @@ def _demo(args):
     overrides = _overrides(args.set)
     if args.updates is not None:
         overrides["train_steps"] = args.updates
+    if args.precision is not None:
+        overrides["precision"] = args.precision
     if args.minutes is not None:
         overrides["train_minutes"] = args.minutes
         # A time budget alone: the clock decides within the preset's step
@@ -347,6 +351,18 @@ def _add_recipe_arguments(parser, steps=False):
         parser.add_argument(
             "--train-minutes", type=POSITIVE_FLOAT, help="Wall-clock budget in minutes."
         )
+        _add_precision_argument(parser)
+
+
+def _add_precision_argument(parser):
+    parser.add_argument(
+        "--precision",
+        choices=PRECISIONS,
+        help="Training precision (a Keras dtype policy; variables and "
+        "checkpoints stay float32): mixed_float16 for GPUs (with loss "
+        "scaling), mixed_bfloat16 for TPUs and CPUs with AMX. A run may "
+        "resume in another precision. Default: the recipe's (float32).",
+    )
 
 
 def _add_decoding_arguments(parser, where):
@@ -442,6 +458,7 @@ def build_parser():
         "fifth as many trees) at each checkpoint for learning_curve.png; 0 "
         "for none.",
     )
+    _add_precision_argument(demo)
     demo.add_argument("--set", action="append", metavar="KEY=VALUE", help="As train.")
     demo.add_argument("--quiet", action="store_true", help="One line per epoch.")
     demo.set_defaults(handler=_demo)

@@ -33,6 +33,7 @@ MUTABLE_FIELDS = (
     "description",
     "train_steps",
     "train_minutes",
+    "precision",
     "average_last",
     "decoding",
     "max_beam_size",

@@ -20,6 +20,7 @@ from keras_transformer.training import (
     XlaCompileLog,
     compile_transformer,
     fit_resumable,
+    has_accelerator,
     is_chief,
     make_strategy,
     resolve_jit_compile,
@@ -47,6 +48,7 @@ def checkpoint_record(
         "gradient_accumulation_steps": accumulation,
         "strategy": strategy_name,
         "replicas": replicas,
+        "precision": recipe.precision,
     }
 
 
@@ -179,19 +181,28 @@ def _train(
                 f"loaded from {cache_dir}; the commonest, with batches per "
                 "epoch: " + ", ".join(f"{shape} ({shapes[shape]})" for shape in common)
             )
+    if verbose and recipe.precision == "mixed_float16" and not has_accelerator():
+        print(
+            "Precision mixed_float16 on a machine without a GPU: float16 "
+            "matmuls are slow on CPUs; mixed_bfloat16 suits CPUs with AMX."
+        )
     with distribution.scope():
+        # The recipe's precision is the model's dtype policy: float32
+        # variables, and a loss-scaling optimiser under mixed_float16.
         model = build_transformer(
             recipe.model_config(
                 tokenizer.vocab_size,
                 target_tokenizer.vocab_size if target_tokenizer else None,
-            )
+            ),
+            dtype=recipe.precision,
         )
         compile_recipe(model, recipe, accumulation, jit_compile)
     set_word_vocabularies(model, tokenizer, target_tokenizer, recipe)
     if verbose:
         print(
             f"Training {recipe.name}: {model.count_params():,} parameters, "
-            f"{replicas} replica(s), {tokens_per_step} tokens per batch x "
+            f"{replicas} replica(s), {recipe.precision}, "
+            f"{tokens_per_step} tokens per batch x "
             f"{accumulation} accumulation step(s), up to "
             f"{recipe.total_train_steps} updates"
             + (f" or {recipe.train_minutes} minutes" if recipe.train_minutes else "")

@@ -5,6 +5,7 @@ helper needs `tf.distribute`."""
 from keras_transformer.training.compile_transformer import compile_transformer
 from keras_transformer.training.distribution import (
     STRATEGIES,
+    has_accelerator,
     is_chief,
     make_strategy,
     worker_count,
@@ -17,6 +18,7 @@ from keras_transformer.training.learning_curve_log import (
     LearningCurveLog,
     read_learning_curve,
 )
+from keras_transformer.training.loss_scale_log import LossScaleLog
 from keras_transformer.training.masked_token_accuracy import MaskedTokenAccuracy
 from keras_transformer.training.perplexity import Perplexity
 from keras_transformer.training.rotating_checkpoints import (
@@ -41,6 +43,7 @@ __all__ = [
     "STRATEGIES",
     "LabelSmoothedCrossEntropy",
     "LearningCurveLog",
+    "LossScaleLog",
     "MaskedTokenAccuracy",
     "Perplexity",
     "RotatingCheckpoints",
@@ -55,6 +58,7 @@ __all__ = [
     "checkpoint_step",
     "compile_transformer",
     "fit_resumable",
+    "has_accelerator",
     "is_chief",
     "list_checkpoints",
     "make_strategy",

@@ -46,6 +46,13 @@ def make_strategy(name="default", devices=None, tpu=None):
     )
 
 
+def has_accelerator():
+    """Whether this machine has a GPU or TPU (a device other than CPUs)."""
+    import tensorflow as tf  # noqa: PLC0415 (training helpers may use TF)
+
+    return any(d.device_type != "CPU" for d in tf.config.list_physical_devices())
+
+
 def is_chief(strategy=None):
     """Whether this process writes the files of a run that all workers share.
 

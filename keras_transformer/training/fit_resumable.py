@@ -7,6 +7,7 @@ import os
 import keras
 
 from keras_transformer.training.distribution import is_chief, worker_count
+from keras_transformer.training.loss_scale_log import LossScaleLog
 from keras_transformer.training.rotating_checkpoints import RotatingCheckpoints
 from keras_transformer.training.throughput import ThroughputLogger
 from keras_transformer.training.time_limit import TimeLimit
@@ -44,7 +45,8 @@ def fit_resumable(
 
     Rotating checkpoints for averaging (§6.1) go to `output_dir/checkpoints/`
     (see `RotatingCheckpoints`); TensorBoard logs (loss, accuracy, perplexity,
-    learning rate, target tokens/s) to `output_dir/logs/`; training
+    learning rate, target tokens/s, a `mixed_float16` run's loss scale) to
+    `output_dir/logs/`; training
     stops with a message on a NaN loss, keeping the last finite backup and
     checkpoint.
 
@@ -141,6 +143,7 @@ def fit_resumable(
             backup,
             checkpoints,
             ThroughputLogger(),
+            LossScaleLog(),
             *progress,
             *(
                 [keras.callbacks.TensorBoard(os.path.join(output_dir, "logs"))]

@@ -4,8 +4,10 @@ import contextlib
 import glob
 import math
 import os
+import warnings
 import zipfile
 
+import h5py
 import keras
 import numpy as np
 
@@ -86,7 +88,15 @@ class TrainingBackup(keras.callbacks.Callback):
             if not model.optimizer.built:
                 model.optimizer.build(model.trainable_variables)
             try:
-                model.load_weights(weights_path)
+                crossing = _loss_scaling_changed(model, weights_path)
+                with warnings.catch_warnings():
+                    if crossing:  # Keras warns, then skips the optimizer
+                        warnings.filterwarnings(
+                            "ignore", "Skipping variable loading for optimizer"
+                        )
+                    model.load_weights(weights_path)
+                if crossing:
+                    _load_unscaled_optimizer_state(model, weights_path)
             except OSError as error:
                 reason = " ".join(str(error).split())[:200]
                 raise CorruptFileError(
@@ -135,6 +145,34 @@ class TrainingBackup(keras.callbacks.Callback):
         for old in glob.glob(os.path.join(self.backup_dir, "backup-*")):
             if old not in (weights_path, seeds_path):
                 os.remove(old)
+
+
+def _loss_scaling_changed(model, weights_path):
+    """Whether the backup and `model` differ in loss scaling: one was
+    trained in `mixed_float16` (a `LossScaleOptimizer`, its Adam stored as
+    `inner_optimizer`) and the other not."""
+    with h5py.File(weights_path, "r") as file:
+        saved = "optimizer/inner_optimizer" in file
+    return saved != isinstance(model.optimizer, keras.optimizers.LossScaleOptimizer)
+
+
+def _load_unscaled_optimizer_state(model, weights_path):
+    """Loads the backup's Adam state (step and moments) into `model`'s Adam
+    across a change of loss scaling, which `load_weights` skips with a
+    warning (the optimizers differ in layout). Resuming in `mixed_float16`
+    starts the loss scale at its initial value; resuming out of it drops the
+    scale."""
+    optimizer = model.optimizer
+    scaled = isinstance(optimizer, keras.optimizers.LossScaleOptimizer)
+    group = "optimizer/vars" if scaled else "optimizer/inner_optimizer/vars"
+    with h5py.File(weights_path, "r") as file:
+        store = {key: np.asarray(value) for key, value in file[group].items()}
+    (optimizer.inner_optimizer if scaled else optimizer).load_own_variables(store)
+    print(
+        f"Resumed a backup trained {'without' if scaled else 'with'} loss "
+        "scaling: the optimizer's step and moments carry over"
+        + ("; the loss scale starts again." if scaled else ".")
+    )
 
 
 def _seed_states(model):

@@ -19,8 +19,9 @@ class TrainingProgress(keras.callbacks.Callback):
     rate). Once the first `estimate_after` updates are done it prints the
     expected training time, measured from the updates after the first (which
     traces or compiles the step). With a time budget it also shows the
-    minutes left. Place it after `ThroughputLogger`, whose `tokens_per_second`
-    it shows; run `model.fit` with `verbose=0`.
+    minutes left. Place it after `ThroughputLogger` and `LossScaleLog`, whose
+    `tokens_per_second` and `loss_scale` it shows; run `model.fit` with
+    `verbose=0`.
 
     Args:
         total_steps: int. Updates at the end of the run.
@@ -64,7 +65,7 @@ class TrainingProgress(keras.callbacks.Callback):
         self._bar = keras.utils.Progbar(
             self.total_steps - self._initial,
             unit_name="update",
-            stateful_metrics=("loss", "tokens/s", "min left"),
+            stateful_metrics=("loss", "tokens/s", "loss scale", "min left"),
             # Redrawn in place on a terminal; into a log file, a line every
             # 10 seconds rather than one per update.
             interval=0.05 if sys.stdout.isatty() else 10.0,
@@ -97,6 +98,8 @@ class TrainingProgress(keras.callbacks.Callback):
         values = [("loss", float(logs["loss"]))] if "loss" in logs else []
         if "tokens_per_second" in logs:
             values.append(("tokens/s", _Shown(logs["tokens_per_second"], 0)))
+        if "loss_scale" in logs:  # mixed_float16 (`LossScaleLog`)
+            values.append(("loss scale", _Shown(logs["loss_scale"], 0)))
         if self.max_minutes is not None:
             left = self.max_minutes - (now - self._start) / 60.0
             values.append(("min left", _Shown(max(left, 0.0), 1)))

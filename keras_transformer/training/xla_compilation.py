@@ -17,6 +17,8 @@ import time
 
 import keras
 
+from keras_transformer.training.distribution import has_accelerator
+
 CACHE_FLAG = "--tf_xla_persistent_cache_directory"
 CACHE_FILE_PREFIX = "xla_compile_cache__"
 
@@ -136,9 +138,7 @@ def resolve_jit_compile(jit_compile):
     """
     if jit_compile != "auto":
         return bool(jit_compile)
-    import tensorflow as tf  # noqa: PLC0415 (training helpers may use TF)
-
-    return any(d.device_type != "CPU" for d in tf.config.list_physical_devices())
+    return has_accelerator()
 
 
 TRACE_NAME_ALIGNMENT = 1 << 18

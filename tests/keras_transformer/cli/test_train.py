@@ -114,3 +114,93 @@ def test_a_time_budget_is_refused_with_several_workers(monkeypatch, tmp_path, ca
 def test_waiting_for_the_chief_times_out_with_a_hint(tmp_path):
     with pytest.raises(UserError, match="file system that all workers share"):
         wait_until_prepared(str(tmp_path), timeout_minutes=0.0, poll_seconds=0.01)
+
+
+def _float_dtypes(weights_file):
+    import h5py
+
+    dtypes = set()
+    with h5py.File(weights_file, "r") as file:
+        file.visititems(
+            lambda name, item: (
+                dtypes.add(str(item.dtype))
+                if isinstance(item, h5py.Dataset) and item.dtype.kind == "f"
+                else None
+            )
+        )
+    return dtypes
+
+
+def test_a_run_resumes_across_precisions_and_stays_float32(tiny_run, tmp_path, capsys):
+    """float32 (15 updates) -> mixed_float16 (20) -> mixed_bfloat16 (25): the
+    step continues across each change (loss scaling on, then off), every
+    checkpoint's record names its precision, the variables stay float32 and
+    the checkpoints of all three average."""
+    run_dir = tmp_path / "run"
+    shutil.copytree(tiny_run, run_dir)
+    for precision, steps in (("mixed_float16", "20"), ("mixed_bfloat16", "25")):
+        status = cli.main(
+            ["train", "--recipe", "demo", "--run-dir", str(run_dir)]
+            + ["--train-steps", steps, "--precision", precision]
+            + tiny_arguments()
+        )
+        assert status == 0
+        out = capsys.readouterr().out
+        assert "step and moments carry over" in out
+        assert f"1 replica(s), {precision}" in out
+        state = json.loads((run_dir / "backup" / "backup.json").read_text())
+        assert state["step"] == int(steps)
+        record = json.loads(
+            (run_dir / "checkpoints" / f"ckpt-000000{steps}.json").read_text()
+        )
+        assert record["precision"] == precision
+        weights = run_dir / "checkpoints" / f"ckpt-000000{steps}.weights.h5"
+        assert _float_dtypes(weights) == {"float32"}
+    stored = json.loads((run_dir / "recipe.json").read_text())
+    assert stored["precision"] == "mixed_bfloat16"
+    assert cli.main(["average", "--run-dir", str(run_dir)]) == 0
+    (averaged,) = (run_dir / "averaged").glob("*.weights.h5")
+    assert _float_dtypes(averaged) == {"float32"}
+
+
+@tensorflow_only("the GPU check asks TensorFlow for devices")
+def test_mixed_float16_on_a_cpu_says_it_will_be_slow(tiny_run, tmp_path, capsys):
+    from keras_transformer.training import has_accelerator
+
+    if has_accelerator():
+        pytest.skip("this machine has a GPU or TPU")
+    run_dir = tmp_path / "run"
+    shutil.copytree(tiny_run, run_dir)
+    status = cli.main(
+        ["train", "--recipe", "demo", "--run-dir", str(run_dir)]
+        + ["--train-steps", "15", "--precision", "mixed_float16"]
+        + tiny_arguments()
+    )
+    assert status == 0
+    lines = [
+        line for line in capsys.readouterr().out.splitlines() if "without a GPU" in line
+    ]
+    assert lines == [
+        "Precision mixed_float16 on a machine without a GPU: float16 matmuls "
+        "are slow on CPUs; mixed_bfloat16 suits CPUs with AMX."
+    ]
+
+
+def test_pure_float16_is_refused_naming_the_choices(tmp_path, capsys):
+    from tests.keras_transformer.cli.conftest import user_error
+
+    with pytest.raises(SystemExit) as exit_info:  # argparse's choices
+        cli.main(
+            ["train", "--recipe", "demo", "--run-dir", str(tmp_path / "r")]
+            + ["--precision", "float16"]
+        )
+    assert exit_info.value.code == 2
+    (err,) = capsys.readouterr().err.strip().splitlines()
+    assert "'float16'" in err
+    assert "'float32', 'mixed_float16', 'mixed_bfloat16'" in err
+    err = user_error(
+        ["train", "--recipe", "demo", "--run-dir", str(tmp_path / "r")]
+        + tiny_arguments("precision=bfloat16"),
+        capsys,
+    )
+    assert "precision='bfloat16'" in err and "mixed_bfloat16" in err

@@ -6,7 +6,8 @@ prints the largest absolute weight difference as JSON. SGD, not Adam: Adam with
 epsilon 1e-9 turns float rounding in near-zero gradients into full-size steps of
 either sign, which would hide what is compared here (the gradients). A third
 run normalises the loss by each replica's own token count (Keras' default
-behaviour) to show that the comparison detects the difference.
+behaviour) to show that the comparison detects the difference. An argument
+names the dtype policy of all three (default float32; e.g. mixed_bfloat16).
 """
 
 import json
@@ -21,6 +22,8 @@ tf.config.set_logical_device_configuration(
 )
 
 import keras  # noqa: E402
+
+keras.config.set_dtype_policy(sys.argv[1] if len(sys.argv) > 1 else "float32")
 from tiny_setup import tiny_transformer  # noqa: E402
 
 from keras_transformer.training import (  # noqa: E402

@@ -24,16 +24,25 @@ pytestmark = tensorflow_only(
 
 
 @pytest.mark.slow
-def test_two_replicas_give_the_same_weights_as_one_device():
+@pytest.mark.parametrize(
+    "precision, tolerance, loss_tolerance",
+    [("float32", 1e-5, 1e-5), ("mixed_bfloat16", 1e-2, 1e-4)],
+)
+def test_two_replicas_give_the_same_weights_as_one_device(
+    precision, tolerance, loss_tolerance
+):
     """MirroredStrategy on 2 logical CPUs == one device, same global batches.
 
-    Tolerance 1e-5 absolute on every weight after 3 SGD steps (float32 sums in
-    a different order differ by ~1e-7); the run that normalises each replica by
-    its own token count must differ by far more, or the test proves nothing.
+    Tolerance 1e-5 absolute on every weight after 3 SGD steps in float32
+    (float32 sums in a different order differ by ~1e-7); 1e-2 in
+    mixed_bfloat16, where sums in another order round differently in
+    bfloat16 (measured: 4.9e-3, against 8.8e-2 for the wrong normalisation).
+    The run that normalises each replica by its own token count must differ
+    by far more, or the test proves nothing.
     """
     environment = {**os.environ, "KERAS_BACKEND": "tensorflow"}
     result = subprocess.run(
-        [sys.executable, str(SCRIPT)],
+        [sys.executable, str(SCRIPT), precision],
         capture_output=True,
         text=True,
         timeout=600,
@@ -42,10 +51,14 @@ def test_two_replicas_give_the_same_weights_as_one_device():
     )
     assert result.returncode == 0, result.stderr[-3000:]
     figures = json.loads(result.stdout.strip().splitlines()[-1])
-    assert figures["max_weight_change"] > 1e-2
-    assert figures["max_weight_difference"] < 1e-5
-    assert figures["max_weight_difference_local_normalisation"] > 1e-2
-    assert figures["mirrored_loss"] == pytest.approx(figures["single_loss"], rel=1e-5)
+    assert figures["max_weight_change"] > 1e-1
+    assert figures["max_weight_difference"] < tolerance
+    assert figures["max_weight_difference_local_normalisation"] > max(
+        5 * tolerance, 1e-2
+    )
+    assert figures["mirrored_loss"] == pytest.approx(
+        figures["single_loss"], rel=loss_tolerance
+    )
 
 
 def test_strategies_by_name():

@@ -1,5 +1,6 @@
 import json
 
+import keras
 import numpy as np
 import pytest
 
@@ -108,4 +109,37 @@ def test_restore_builds_the_optimizer_in_the_models_strategy(tmp_path):
     assert TrainingBackup(str(tmp_path)).restore(fresh) == 1
     assert int(np.array(fresh.optimizer.iterations)) == 4
     for a, b in zip(model.variables, fresh.variables, strict=True):
+        np.testing.assert_array_equal(np.array(a), np.array(b))
+
+
+def _adam(model):
+    optimizer = model.optimizer
+    if isinstance(optimizer, keras.optimizers.LossScaleOptimizer):
+        return optimizer.inner_optimizer
+    return optimizer
+
+
+@pytest.mark.parametrize(
+    "saved, resumed",
+    [("float32", "mixed_float16"), ("mixed_float16", "mixed_bfloat16")],
+)
+def test_the_optimizer_state_carries_across_a_change_of_loss_scaling(
+    saved, resumed, tmp_path, capsys
+):
+    """Keras' `load_weights` skips an optimizer of another layout (Adam vs.
+    Adam inside a `LossScaleOptimizer`) with a warning: the step, hence the
+    schedule, would restart at 0. The backup loads Adam's state itself."""
+    keras.config.set_dtype_policy(saved)
+    model = _model()
+    ids = np.random.default_rng(0).integers(4, 20, (4, 5)).astype("int32")
+    model.fit({"source_ids": ids, "target_ids": ids}, ids, epochs=1, verbose=0)
+    _backup(model, tmp_path).on_epoch_end(0, {"loss": 1.0})
+    keras.config.set_dtype_policy(resumed)
+    fresh = _model()
+    assert TrainingBackup(str(tmp_path)).restore(fresh) == 1
+    assert "step and moments carry over" in capsys.readouterr().out
+    assert int(fresh.optimizer.iterations) == int(model.optimizer.iterations) == 1
+    for a, b in zip(_adam(model).variables, _adam(fresh).variables, strict=True):
+        np.testing.assert_array_equal(np.array(a), np.array(b))
+    for a, b in zip(model.weights, fresh.weights, strict=True):
         np.testing.assert_array_equal(np.array(a), np.array(b))
