@@ -1,7 +1,8 @@
 """`training_speed.py --real`: the `small` model trained as `train` trains it.
 
 One process per setting (`python benchmarks/bucketed_training.py PATH
-RUN_DIR STEPS [BUCKET_SCALE]`, PATH one of `graph`, `xla`): the library's
+RUN_DIR STEPS [BUCKET_SCALE [PRECISION]]`, PATH one of `graph`, `xla`,
+PRECISION a training precision, float32 by default): the library's
 `train` (`keras_transformer.cli.train`) on the `demo` recipe with `small`'s
 model (vocab 8,000, d_model 256, 4 heads, d_ff 1024, 3+3 layers, post-norm,
 dropout 0.1) and 2,048-token batches (its 64 x 32 tokens), on the bundled
@@ -111,9 +112,15 @@ def epoch_padding(run_dir, recipe, static):
 def main():
     path, run_dir, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
     scale = float(sys.argv[4]) if len(sys.argv) > 4 else 2.0  # the demo's
+    precision = sys.argv[5] if len(sys.argv) > 5 else "float32"
     tune_memory()  # what the command line does
     recipe = get_recipe("demo").with_overrides(
-        {**SMALL_RECIPE, "train_steps": steps, "bucket_scale": scale}
+        {
+            **SMALL_RECIPE,
+            "train_steps": steps,
+            "bucket_scale": scale,
+            "precision": precision,
+        }
     )
     cache_dir = os.path.join(run_dir, "xla_cache")
     cached_before = cached_executables(cache_dir)
@@ -135,6 +142,7 @@ def main():
                 "framework": "keras",
                 "pipeline": "bucketed",
                 "jit_compile": path == "xla",
+                "precision": precision,
                 "recipe": "demo + small model, 2,048 tokens per batch",
                 "bucket_scale": scale,
                 "steps": result["steps"],

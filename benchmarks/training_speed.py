@@ -16,12 +16,21 @@ FLOPs per target token (forward + backward = 3 x forward, multiply-add = 2):
     python benchmarks/training_speed.py --configs small --steps 20
     python benchmarks/training_speed.py --configs small --processes 5
 
-`--peers torch` also times PyTorch's `nn.Transformer` on the same setting in
-the same process (`run_torch`), so the two share a machine level;
-`peak_rss_gb` (10^9 bytes) and `peak_rss_gib` (2^30 bytes) are the process's
-peak so far, so only the first line's is its own.
+Every setting runs in a fresh process of its own (`--one`, started by this
+script), the frameworks taking turns in one run: a PyTorch started in a
+process where TensorFlow had trained died with a segmentation fault (the
+CUDA build of torch 2.14.1). So `peak_rss_gb` (10^9 bytes) and `peak_rss_gib`
+(2^30 bytes) are each setting's own peak.
 
-    python benchmarks/training_speed.py --configs base --jit true --peers torch
+`--peers torch` also times PyTorch's `nn.Transformer` on each setting
+(`run_torch`; its line names the torch build). `--precision float32
+mixed_bfloat16` measures each setting in each training precision (the Keras
+dtype policy; PyTorch's peer runs its forward pass and loss under
+`torch.autocast("cpu", dtype=torch.bfloat16)`, the bfloat16 peer); every line
+carries `"precision"`:
+
+    python benchmarks/training_speed.py --configs small base --jit false \
+        --precision float32 mixed_bfloat16 --peers torch
 
 `--real` also trains `small` the way `keras-transformer train` does, on the
 bundled corpus's bucketed batches (`bucketed_training.py`, one fresh process
@@ -63,6 +72,7 @@ import tensorflow as tf  # noqa: E402
 from process_repeats import add_processes_argument, repeat_in_processes  # noqa: E402
 
 from keras_transformer import TransformerConfig, build_transformer  # noqa: E402
+from keras_transformer.precisions import PRECISIONS  # noqa: E402
 from keras_transformer.process_defaults import tune_memory  # noqa: E402
 from keras_transformer.training import compile_transformer  # noqa: E402
 
@@ -129,11 +139,11 @@ def model_flops_per_target_token(config, source_length, target_length):
     return 3 * forward
 
 
-def run(name, steps, jit_compile, loss_chunk_size=512):
+def run(name, steps, jit_compile, loss_chunk_size=512, precision="float32"):
     setting = CONFIGS[name]
     keras.utils.set_random_seed(0)
     config = TransformerConfig(**setting["model"])
-    model = build_transformer(config)
+    model = build_transformer(config, dtype=precision)
     compile_transformer(model, jit_compile=jit_compile, loss_chunk_size=loss_chunk_size)
     batch, length = setting["batch"], setting["length"]
     rng = np.random.default_rng(0)
@@ -150,6 +160,9 @@ def run(name, steps, jit_compile, loss_chunk_size=512):
     record = _record(name, "keras", jit_compile, steps, seconds, config, batch, length)
     return {
         **record,
+        "precision": precision,
+        "keras_version": keras.__version__,
+        "tensorflow_version": tf.__version__,
         "pipeline": "fixed",
         "loss_chunk_size": loss_chunk_size,
         # The rest of `fit`'s wall time (setup and teardown), once per call.
@@ -193,14 +206,16 @@ def _record(name, framework, jit_compile, steps, seconds, config, batch, length)
     }
 
 
-def run_torch(name, steps):
+def run_torch(name, steps, precision="float32"):
     """The same setting with PyTorch's `nn.Transformer`, a peer of the issue.
 
     Post-norm, sinusoidal positions, one embedding shared by source, target
     and the output projection, label-smoothed (0.1) cross-entropy ignoring
     padding, Adam(0.9, 0.98, 1e-9), the config's dropout, 2 threads; random
-    tokens as in `run`. Needs `torch` (CPU build: `pip install torch
-    --index-url https://download.pytorch.org/whl/cpu`).
+    tokens as in `run`. In `mixed_bfloat16` the forward pass and the loss run
+    under `torch.autocast("cpu", dtype=torch.bfloat16)` (float32 parameters,
+    as Keras' policy). Needs `torch` (`pip install torch==2.13.0` takes a
+    CPU build here; the line's `torch_version` names the build measured).
     """
     import torch  # noqa: PLC0415 (optional peer)
     from torch import nn  # noqa: PLC0415
@@ -249,10 +264,18 @@ def run_torch(name, steps):
     source = torch.from_numpy(rng.integers(4, vocab, (batch, length)))
     target = torch.from_numpy(rng.integers(4, vocab, (batch, length)))
 
+    if precision not in TORCH_AUTOCAST:
+        raise ValueError(
+            f"The PyTorch peer runs {sorted(TORCH_AUTOCAST)}. "
+            f"Received: precision={precision!r}"
+        )
+    autocast = TORCH_AUTOCAST[precision]
+
     def step():
         optimizer.zero_grad(set_to_none=True)
-        logits = model(source, target)
-        loss = loss_fn(logits.reshape(-1, vocab), target.reshape(-1))
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
+            logits = model(source, target)
+            loss = loss_fn(logits.reshape(-1, vocab), target.reshape(-1))
         loss.backward()
         optimizer.step()
 
@@ -263,11 +286,22 @@ def run_torch(name, steps):
         step()
     seconds = time.perf_counter() - start
     record = _record(name, "pytorch", None, steps, seconds, config, batch, length)
-    return {**record, "pipeline": "fixed"}
+    return {
+        **record,
+        "precision": precision,
+        "torch_version": torch.__version__,
+        "torch_threads": torch.get_num_threads(),
+        "pipeline": "fixed",
+    }
 
 
-def run_bucketed(steps):
-    """`bucketed_training.py` in a fresh process per path; prints its lines."""
+# The peer's precisions: bfloat16 autocast or none.
+TORCH_AUTOCAST = {"float32": False, "mixed_bfloat16": True}
+
+
+def run_bucketed(steps, precisions=("float32",)):
+    """`bucketed_training.py` in a fresh process per path and precision;
+    prints its lines."""
     script = os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "bucketed_training.py"
     )
@@ -280,26 +314,87 @@ def run_bucketed(steps):
             ("xla", "xla_cold", 2.0),
             ("xla", "xla_cached", 2.0),
         ]
-        for path, name, scale in runs:
-            run_dir = os.path.join(root, name)
-            if name == "xla_cached":  # the cold run's executables, nothing else
-                shutil.copytree(
-                    os.path.join(root, "xla_cold", "xla_cache"),
-                    os.path.join(run_dir, "xla_cache"),
-                )
-            output = subprocess.run(
-                [sys.executable, script, path, run_dir, str(steps), str(scale)],
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout
-            for line in output.splitlines():
-                if line[:1] == "{":
-                    print(json.dumps({**json.loads(line), "run": name}), flush=True)
+        for precision in precisions:
+            for path, name, scale in runs:
+                run_dir = os.path.join(root, precision, name)
+                if name == "xla_cached":  # the cold run's executables only
+                    shutil.copytree(
+                        os.path.join(root, precision, "xla_cold", "xla_cache"),
+                        os.path.join(run_dir, "xla_cache"),
+                    )
+                command = [script, path, run_dir, str(steps), str(scale), precision]
+                output = subprocess.run(
+                    [sys.executable, *command],
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                ).stdout
+                for line in output.splitlines():
+                    if line[:1] == "{":
+                        record = {**json.loads(line), "run": name}
+                        print(json.dumps(record), flush=True)
 
 
 def _chunk_size(text):
     return None if text.lower() == "none" else int(text)
+
+
+def measure(setting):
+    """Runs one setting (`--one`) in this process and returns its line."""
+    if setting["framework"] == "pytorch":
+        result = run_torch(setting["config"], setting["steps"], setting["precision"])
+    else:
+        result = run(
+            setting["config"],
+            setting["steps"],
+            setting["jit_compile"],
+            setting["loss_chunk_size"],
+            setting["precision"],
+        )
+    peak = matmul_peak_gflops()
+    result["matmul_peak_gflops"] = round(peak, 1)  # float32, this process
+    result["mfu"] = round(result["model_gflops"] / peak, 3)
+    # ru_maxrss is in KiB on Linux.
+    peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    result["peak_rss_gb"] = round(peak_rss / 1e9, 2)
+    result["peak_rss_gib"] = round(peak_rss / 2**30, 2)
+    return result
+
+
+def measure_in_a_process(setting):
+    """`measure(setting)` in a fresh process; a crash is reported as a line
+    (`"error"`: the exit status) and the other settings go on."""
+    result = subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--one", json.dumps(setting)],
+        capture_output=True,
+        text=True,
+    )
+    lines = [line for line in result.stdout.splitlines() if line[:1] == "{"]
+    if result.returncode == 0 and lines:
+        return json.loads(lines[-1])
+    return {
+        **setting,
+        "error": f"exit status {result.returncode}",
+        "stderr": result.stderr[-500:],
+    }
+
+
+def settings(args):
+    """Each config, in each precision: the Keras settings, then the peers."""
+    for name in args.configs:
+        for precision in args.precision:
+            common = {"config": name, "steps": args.steps, "precision": precision}
+            for jit in args.jit:
+                for chunk in args.loss_chunk_sizes:
+                    yield {
+                        **common,
+                        "framework": "keras",
+                        "jit_compile": jit == "true",
+                        "loss_chunk_size": _chunk_size(chunk),
+                    }
+            for _ in args.peers:
+                if precision in TORCH_AUTOCAST:
+                    yield {**common, "framework": "pytorch"}
 
 
 def main():
@@ -307,6 +402,13 @@ def main():
     parser.add_argument("--configs", nargs="+", default=["small", "base"])
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--jit", nargs="+", default=["false", "true"])
+    parser.add_argument(
+        "--precision",
+        nargs="+",
+        default=["float32"],
+        choices=PRECISIONS,
+        help="Training precisions, one setting each. Default: float32.",
+    )
     parser.add_argument(
         "--loss-chunk-sizes",
         nargs="+",
@@ -319,7 +421,8 @@ def main():
         nargs="*",
         default=[],
         choices=["torch"],
-        help="Also time these peers on each config, in the same process.",
+        help="Also time these peers on each config and precision (float32 "
+        "and mixed_bfloat16), each in its own process.",
     )
     parser.add_argument(
         "--real",
@@ -333,29 +436,18 @@ def main():
         default=150,
         help="Updates per --real run (a multiple of 50). Default: 150.",
     )
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # a setting, as JSON
     add_processes_argument(parser)
     args = parser.parse_args()
+    if args.one:
+        print(json.dumps(measure(json.loads(args.one))), flush=True)
+        return
     if repeat_in_processes(__file__, args.processes, "seconds_per_step"):
         return
     if args.real:
-        run_bucketed(args.real_steps)
-    peak = matmul_peak_gflops()
-    for name in args.configs:
-        settings = [
-            (run, (name, args.steps, jit == "true", _chunk_size(chunk)))
-            for jit in args.jit
-            for chunk in args.loss_chunk_sizes
-        ]
-        settings += [(run_torch, (name, args.steps)) for _ in args.peers]
-        for function, arguments in settings:
-            result = function(*arguments)
-            result["matmul_peak_gflops"] = round(peak, 1)
-            result["mfu"] = round(result["model_gflops"] / peak, 3)
-            # ru_maxrss is in KiB on Linux.
-            peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-            result["peak_rss_gb"] = round(peak_rss / 1e9, 2)
-            result["peak_rss_gib"] = round(peak_rss / 2**30, 2)
-            print(json.dumps(result), flush=True)
+        run_bucketed(args.real_steps, args.precision)
+    for setting in settings(args):
+        print(json.dumps(measure_in_a_process(setting)), flush=True)
 
 
 if __name__ == "__main__":
