@@ -360,7 +360,8 @@ def _add_precision_argument(parser):
         choices=PRECISIONS,
         help="Training precision (a Keras dtype policy; variables and "
         "checkpoints stay float32): mixed_float16 for GPUs (with loss "
-        "scaling), mixed_bfloat16 for TPUs and CPUs with AMX. A run may "
+        "scaling), mixed_bfloat16 for TPUs and CPUs with AVX-512 BF16 or "
+        "AMX. A run may "
         "resume in another precision. Default: the recipe's (float32).",
     )
 

@@ -184,7 +184,8 @@ def _train(
     if verbose and recipe.precision == "mixed_float16" and not has_accelerator():
         print(
             "Precision mixed_float16 on a machine without a GPU: float16 "
-            "matmuls are slow on CPUs; mixed_bfloat16 suits CPUs with AMX."
+            "matmuls are slow on CPUs; mixed_bfloat16 suits CPUs with AVX-512 "
+            "BF16 or AMX."
         )
     with distribution.scope():
         # The recipe's precision is the model's dtype policy: float32

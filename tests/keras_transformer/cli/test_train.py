@@ -182,7 +182,7 @@ def test_mixed_float16_on_a_cpu_says_it_will_be_slow(tiny_run, tmp_path, capsys)
     ]
     assert lines == [
         "Precision mixed_float16 on a machine without a GPU: float16 matmuls "
-        "are slow on CPUs; mixed_bfloat16 suits CPUs with AMX."
+        "are slow on CPUs; mixed_bfloat16 suits CPUs with AVX-512 BF16 or AMX."
     ]
 
 
