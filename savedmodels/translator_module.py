@@ -64,6 +64,7 @@ import dataclasses
 import keras
 import tensorflow as tf
 
+from keras_transformer.decoding.bracket_constraint import tree_length_limit
 from keras_transformer.decoding.decoding_config import DecodingConfig
 from keras_transformer.decoding.translate import translate
 from keras_transformer.validation import check_non_negative_int, check_positive_int
@@ -288,6 +289,12 @@ class TranslatorModule(tf.Module):
         buffer_length = decoding_buffer_length(
             tf.shape(source_ids)[1], max_extra_length, self.max_buffer_length
         )
+        if word_counts is not None:
+            # A parse: the batch's longest tree bounds the buffer.
+            longest = _reduce_max_or_zero(tree_length_limit(word_counts))
+            buffer_length = tf.minimum(
+                buffer_length, decoding_buffer_length(longest, 0, buffer_length)
+            )
         arguments = (source_ids, alpha, max_extra_length, buffer_length, word_counts)
         if isinstance(beam_size, int):
             ids, scores = self._search[beam_size](*arguments)

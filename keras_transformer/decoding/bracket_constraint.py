@@ -26,6 +26,11 @@ it). With them the constraint also keeps a stack of the open brackets per
 row: the only close allowed is the innermost open bracket's own, and only
 once a word has been emitted inside it, so every hypothesis de-linearizes
 without a repair.
+
+The constraint also bounds the output, which lets a parser's search buffer
+follow the batch (`tree_length_limit`): a tree over n words with c
+constituents below the root takes n + 2c symbols, and no tree needs more
+constituents than words plus a few unary chains.
 """
 
 import numpy as np
@@ -33,6 +38,29 @@ from keras import ops
 
 from keras_transformer.decoding.beam_search import NEG_INF
 from keras_transformer.validation import check_positive_int
+
+# Constituents beyond one per word that `tree_length_limit` leaves room for:
+# the unary chains and single-word constituents of a tree (every one of the
+# 4,636 bundled GUM trees has at most 7 more constituents than words).
+TREE_EXTRA_CONSTITUENTS = 10
+
+
+def tree_length_limit(word_counts):
+    """The output limit, eos included, of a constrained search over sentences
+    of `word_counts` words: `3 n + 2 TREE_EXTRA_CONSTITUENTS + 1`, room for
+    n word symbols and the brackets of up to `n + TREE_EXTRA_CONSTITUENTS`
+    constituents. The paper's limit is input + 300 (§6.3); for n < 140
+    words this one is shorter, and the search, whose cost per step grows with
+    its buffer, runs over a buffer sized by it (BUILD_NOTES.md, "Parsing
+    speed"). The constraint closes every tree within the limit.
+
+    Args:
+        word_counts: int, or an int array or tensor `[B]`.
+
+    Returns:
+        The same type: each sentence's limit.
+    """
+    return 3 * word_counts + (2 * TREE_EXTRA_CONSTITUENTS + 1)
 
 
 class BracketConstraint:

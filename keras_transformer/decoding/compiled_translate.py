@@ -22,8 +22,10 @@ def compiled_translate(
     seed=None,
     constraint=None,
 ):
-    """Returns `fn(source_ids, word_counts=None) -> (ids, scores)`, `translate`
-    compiled once per source shape.
+    """Returns `fn(source_ids, word_counts=None, buffer_length=None) -> (ids,
+    scores)`, `translate` compiled once per source shape (and per
+    `buffer_length`, a Python int replacing `max_length` for one call: a
+    parser's buffer sized by its batch's word counts).
 
     On TensorFlow the search is traced into a `tf.function`, with XLA when
     `jit_compile` (the whole while loop becomes one XLA computation). On JAX it
@@ -53,14 +55,14 @@ def compiled_translate(
     """
     config = check_decoding_config(config)
 
-    def run(source_ids, word_counts=None):
+    def run(source_ids, word_counts=None, buffer_length=None):
         return translate(
             model,
             source_ids,
             config,
             bos_id=bos_id,
             eos_id=eos_id,
-            max_length=max_length,
+            max_length=max_length if buffer_length is None else buffer_length,
             seed=seed,
             constraint=constraint,
             word_counts=word_counts,
@@ -76,14 +78,14 @@ def compiled_translate(
 
         variables = list(model.variables)
 
-        def stateless_run(values, source_ids, word_counts):
+        def stateless_run(values, source_ids, word_counts, buffer_length):
             with keras.StatelessScope(
                 state_mapping=list(zip(variables, values, strict=True))
             ):
-                return run(source_ids, word_counts)
+                return run(source_ids, word_counts, buffer_length)
 
-        jitted = jax.jit(stateless_run)
-        return lambda source_ids, word_counts=None: jitted(
-            [v.value for v in variables], source_ids, word_counts
+        jitted = jax.jit(stateless_run, static_argnums=(3,))
+        return lambda source_ids, word_counts=None, buffer_length=None: jitted(
+            [v.value for v in variables], source_ids, word_counts, buffer_length
         )
     return run

@@ -6,7 +6,10 @@ from keras import ops
 
 from keras_transformer.decoding.beam_search import NEG_INF, beam_search
 from keras_transformer.decoding.beam_utils import gather_beams
-from keras_transformer.decoding.bracket_constraint import constrained_search
+from keras_transformer.decoding.bracket_constraint import (
+    constrained_search,
+    tree_length_limit,
+)
 from keras_transformer.decoding.decoding_config import DecodingConfig
 from keras_transformer.decoding.greedy_search import greedy_search
 from keras_transformer.decoding.in_place_cache import owned_caches
@@ -254,6 +257,12 @@ def translate(
     max_length, max_lengths = output_lengths(
         source_ids, config.max_extra_length, max_length, model
     )
+    if constraint is not None and word_counts is not None:
+        # A tree needs at most `tree_length_limit` symbols: the tighter limit.
+        limits = tree_length_limit(
+            ops.cast(ops.convert_to_tensor(word_counts), "int32")
+        )
+        max_lengths = ops.minimum(max_lengths, limits)
     encoder_output, source_mask = model.encode(source_ids)
     # A shared beam cache has K slots per position (one row per sentence, see
     # `_beam_shared_step`).

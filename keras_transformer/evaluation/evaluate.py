@@ -3,6 +3,7 @@
 import keras
 import numpy as np
 
+from keras_transformer.decoding.bracket_constraint import tree_length_limit
 from keras_transformer.decoding.compiled_translate import compiled_translate
 from keras_transformer.decoding.translate import check_decoding_config
 from keras_transformer.evaluation.bleu_tokenizer import bleu_tokenizer
@@ -67,7 +68,10 @@ def translate_texts(
         constraint: optional `BracketConstraint` (parsing): well-formed
             trees with `word_counts[i]` word symbols for source i.
         word_counts: list of int, one per source; needed with `constraint`
-            (and then with `translate_fn`, one compiled with it).
+            (and then with `translate_fn`, one compiled with it). The
+            search's buffer then follows each batch's longest tree
+            (`tree_length_limit`, rounded up to 64), not its
+            source width + `config.max_extra_length`, when that is shorter.
         progress: bool. Show a Keras progress bar over the sentences (with
             their rate and an ETA). Defaults to `False`.
 
@@ -106,7 +110,10 @@ def translate_texts(
         if word_counts is None:
             ids, _ = fn(batch)
         else:
-            ids, _ = fn(batch, np.asarray([word_counts[i] for i in indices], "int32"))
+            counts = np.asarray([word_counts[i] for i in indices], "int32")
+            buffer = _tree_buffer(counts, width, config, TREE_BUFFER_MULTIPLE)
+            extra = () if buffer is None else (buffer,)
+            ids, _ = fn(batch, counts, *extra)
         # [B, N, T] -> [B, T], the best hypothesis
         best = np.asarray(ids)[:, 0]
         for row, i in enumerate(indices):
@@ -114,6 +121,22 @@ def translate_texts(
         if bar is not None:
             bar.update(start + len(indices))
     return outputs
+
+
+# A parsing batch's buffer is rounded up to a multiple of this: few distinct
+# (width, buffer) shapes, each of which XLA compiles once per search.
+TREE_BUFFER_MULTIPLE = 64
+
+
+def _tree_buffer(word_counts, width, config, multiple):
+    """The search buffer of a parsing batch: its longest
+    `tree_length_limit`, rounded up to `multiple` (few distinct traces), when
+    shorter than the source width + `max_extra_length`; else `None` (that
+    default)."""
+    limit = int(tree_length_limit(word_counts).max())
+    rounded = -(-limit // multiple) * multiple
+    default = width + check_decoding_config(config).max_extra_length
+    return rounded if rounded < default else None
 
 
 def evaluate(

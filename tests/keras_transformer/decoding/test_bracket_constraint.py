@@ -3,7 +3,10 @@ import pytest
 from keras import ops
 
 from keras_transformer.decoding import DecodingConfig, compiled_translate, translate
-from keras_transformer.decoding.bracket_constraint import BracketConstraint
+from keras_transformer.decoding.bracket_constraint import (
+    BracketConstraint,
+    tree_length_limit,
+)
 from keras_transformer.decoding.greedy_search import greedy_search
 from tests.keras_transformer.decoding.conftest import EOS_ID, VOCAB_SIZE
 
@@ -346,3 +349,49 @@ def test_an_open_without_its_close_is_never_emitted():
 def test_matching_needs_the_buffer_length():
     with pytest.raises(ValueError, match="buffer_length"):
         _matched_constraint().initial_state([2], [20])
+
+
+def test_tree_length_limit_covers_every_bundled_gum_tree():
+    """Every tree of the bundled treebank, eos included, fits the bound that
+    sizes a parser's search buffer, with room to spare."""
+    from pipelines import linearize, load_bundled_trees
+
+    needed = []
+    for split in ("train", "dev", "test"):
+        trees, _ = load_bundled_trees(split)
+        for tree in trees:
+            words, symbols = linearize(tree)
+            needed.append((len(words), len(symbols) + 1))
+    counts, lengths = np.array(needed).T
+    assert len(counts) == 4_636
+    assert np.all(lengths <= tree_length_limit(counts))
+    # The slack is not all used: some tree is within 8 symbols of the bound.
+    assert 0 < np.min(tree_length_limit(counts) - lengths) <= 8
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        DecodingConfig(beam_size=4, alpha=0.3, max_extra_length=300),
+        DecodingConfig(method="greedy", max_extra_length=300),
+    ],
+    ids=["beam", "greedy"],
+)
+def test_a_buffer_sized_by_the_trees_finds_the_same_trees(tiny_model, config):
+    """The parser's fast path: the buffer follows the batch's longest tree
+    (`tree_length_limit`, rounded) instead of source width + 300; every row's
+    limit is the tree bound either way, so the trees and scores are the
+    same, in a 48-position buffer and in a 305-position one."""
+    counts = np.array([1, 2, 3, 4], "int32")
+    fn = compiled_translate(
+        tiny_model, config, jit_compile=True, constraint=_matched_constraint()
+    )
+    slow = fn(_sources(), counts)
+    fast = fn(_sources(), counts, 48)
+    slow_ids, fast_ids = np.asarray(slow[0]), np.asarray(fast[0])
+    assert slow_ids.shape[-1] == 5 + 300 and fast_ids.shape[-1] == 48
+    np.testing.assert_array_equal(slow_ids[..., :48], fast_ids)
+    assert not slow_ids[..., 48:].any()
+    np.testing.assert_allclose(np.asarray(slow[1]), np.asarray(fast[1]), atol=1e-5)
+    lengths = np.argmax(fast_ids == EOS_ID, axis=-1) + 1
+    assert np.all(lengths <= tree_length_limit(counts)[:, None])
