@@ -9,9 +9,12 @@ applies only the documented environment default below (BUILD_NOTES.md,
   compile of the `base` training step frees that way about 0.5 GB that then
   stayed resident under the step's own peak; with the fixed threshold the
   benchmark's peak RSS fell by about 0.5 GB at the same speed. The command
-  line (`keras-transformer ...`) and the benchmarks call it first; a library
-  user who trains in their own program may call it too (it changes the
-  memory behaviour of the whole process, so the choice is theirs).
+  line's training commands (`train`, `demo`) and the training benchmarks
+  call it first; a library user who trains in their own program may call it
+  too (it changes the memory behaviour of the whole process, so the choice
+  is theirs). Not for decoding: every allocation over the threshold is then
+  a fresh mmap, and the parsing search ran 1.8x slower (BUILD_NOTES.md,
+  "Parsing speed").
 - `ONEDNN_DEFAULT`: `import keras_transformer` sets the environment default
   `TF_ENABLE_ONEDNN_OPTS=1` (`os.environ.setdefault`, so a value the user set
   wins), the one process setting the package touches on import. TensorFlow

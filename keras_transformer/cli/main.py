@@ -21,6 +21,12 @@ from keras_transformer.cli.option_types import (
 from keras_transformer.cli.user_error import UserError, report_error
 from keras_transformer.precisions import PRECISIONS
 
+# The commands that train, where a fixed mmap threshold returns XLA's freed
+# compile buffers (BUILD_NOTES.md, "Training"). Not the decoding commands:
+# with it, every allocation over 128 KiB is a fresh mmap, and the parsing
+# search ran 1.75x slower (BUILD_NOTES.md, "Parsing speed").
+MEMORY_TUNED_COMMANDS = ("train", "demo")
+
 
 def _overrides(pairs):
     """`["key=value", ...]` -> dict; values are JSON when they parse as JSON."""
@@ -690,7 +696,8 @@ def main(argv=None):
     import_tensorflow_quietly(args.verbose)  # before anything imports it
     from keras_transformer.cli.option_checks import check_options
 
-    tune_memory()  # a program's choice, made here (process_defaults)
+    if args.command in MEMORY_TUNED_COMMANDS:
+        tune_memory()  # a program's choice, made here (process_defaults)
     try:
         with native_log_filter(args.verbose), quiet_logs(args.verbose):
             check_options(args, _decoding_overrides(args))
