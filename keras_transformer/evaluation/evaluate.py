@@ -111,7 +111,7 @@ def translate_texts(
             ids, _ = fn(batch)
         else:
             counts = np.asarray([word_counts[i] for i in indices], "int32")
-            buffer = _tree_buffer(counts, width, config, TREE_BUFFER_MULTIPLE)
+            buffer = _tree_buffer(counts, width, config)
             extra = () if buffer is None else (buffer,)
             ids, _ = fn(batch, counts, *extra)
         # [B, N, T] -> [B, T], the best hypothesis
@@ -128,13 +128,13 @@ def translate_texts(
 TREE_BUFFER_MULTIPLE = 64
 
 
-def _tree_buffer(word_counts, width, config, multiple):
+def _tree_buffer(word_counts, width, config):
     """The search buffer of a parsing batch: its longest
-    `tree_length_limit`, rounded up to `multiple` (few distinct traces), when
+    `tree_length_limit`, rounded up to `TREE_BUFFER_MULTIPLE`, when
     shorter than the source width + `max_extra_length`; else `None` (that
     default)."""
     limit = int(tree_length_limit(word_counts).max())
-    rounded = -(-limit // multiple) * multiple
+    rounded = -(-limit // TREE_BUFFER_MULTIPLE) * TREE_BUFFER_MULTIPLE
     default = width + check_decoding_config(config).max_extra_length
     return rounded if rounded < default else None
 
