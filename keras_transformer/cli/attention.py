@@ -41,7 +41,7 @@ def attention(
     if not sentence.strip():
         raise UserError("--sentence is empty. Received: sentence=''")
     tokenize = source_ids_fn(tokenizer, recipe.max_train_length)
-    source = np.array([tokenize(sentence)], "int32")  # [1, S]
+    source = np.array(tokenize([sentence]), "int32")  # [1, S]
     if target is None:
         greedy = dataclasses.replace(recipe.decoding, method="greedy", n_best=1)
         ids, _ = translate(model, source, greedy, bos_id=BOS_ID, eos_id=EOS_ID)

@@ -67,19 +67,24 @@ def load_target_tokenizer(run, recipe):
 
 
 def source_ids_fn(tokenizer, max_length):
-    """`fn(str) -> list of int`: one line's source ids by `pipelines.encode_sources`,
-    the path the export takes (pieces cut to `max_length - 1`, then eos)."""
+    """`fn(list of str) -> list of list of int`: the lines' source ids by
+    `pipelines.encode_sources`, the path the export takes (pieces cut to
+    `max_length - 1`, then eos), in one call."""
 
-    def tokenize(text):
-        return pipelines.encode_sources(tokenizer, [text], max_length).to_list()[0]
+    def tokenize(texts):
+        return pipelines.encode_sources(tokenizer, list(texts), max_length).to_list()
 
     return tokenize
 
 
 def detokenize_fn(tokenizer):
-    """`fn(list of int) -> str`."""
+    """`fn(list of list of int) -> list of str`, in one call."""
+    import tensorflow as tf
 
-    def detokenize(ids):
-        return tokenizer.detokenize([ids]).numpy()[0].decode("utf-8")
+    def detokenize(rows):
+        if not rows:
+            return []
+        ids = tf.ragged.constant(rows, dtype=tf.int32, ragged_rank=1)
+        return [text.decode("utf-8") for text in tokenizer.detokenize(ids).numpy()]
 
     return detokenize

@@ -7,8 +7,11 @@ that logs dev BLEU and chrF during training; and the EVALB-compatible
 labelled bracket scorer of constituency parses (§6.3: `evalb`, with its
 parameter files as data, `EvalbParams`).
 
-Tokenization is the caller's: functions here take `tokenize_fn(str) -> ids` and
-`detokenize_fn(ids) -> str`, so this package does not depend on `pipelines`.
+Tokenization is the caller's: functions here take batch functions,
+`tokenize_fn(list of str) -> list of ids` and `detokenize_fn(list of ids) ->
+list of str` (one call per batch, not per sentence: a TensorFlow tokenizer
+called per sentence costs more than the search), so this package does not
+depend on `pipelines`.
 """
 
 from keras_transformer.evaluation.bleu_callback import BleuCallback

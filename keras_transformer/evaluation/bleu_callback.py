@@ -27,8 +27,9 @@ class BleuCallback(keras.callbacks.Callback):
         sources: list of str, dev sources (a few hundred at most: the decode
             runs inside training).
         references: list of str, one reference per source.
-        tokenize_fn: `fn(str) -> list of int`.
-        detokenize_fn: `fn(list of int) -> str`.
+        tokenize_fn: `fn(list of str) -> list of list of int` (see
+            `translate_texts`).
+        detokenize_fn: `fn(list of list of int) -> list of str`.
         config: a `DecodingConfig` (see `translate`). Defaults to
             `DecodingConfig(method="greedy")`. The search is compiled once, at
             the first decode; it reads the weights as they are at each call.

@@ -48,10 +48,11 @@ def translate_texts(
     Args:
         model: a `Transformer`.
         sources: list of str.
-        tokenize_fn: `fn(str) -> list of int`, the source token ids (with eos
-            if the model was trained with it).
-        detokenize_fn: `fn(list of int) -> str`, target ids (no bos, eos or
-            padding) to text.
+        tokenize_fn: `fn(list of str) -> list of list of int`, each source's
+            token ids (with eos if the model was trained with it), called
+            once.
+        detokenize_fn: `fn(list of list of int) -> list of str`, target ids
+            (no bos, eos or padding) to text, called once per batch.
         config: a `DecodingConfig` (see `translate`). Defaults to
             `DecodingConfig()`, the paper's beam search (§6.1).
         batch_size: int. Sentences per decoding batch. Defaults to `64`.
@@ -96,7 +97,7 @@ def translate_texts(
             "`constraint` and `word_counts` go together. Received: "
             f"constraint={constraint!r}, word_counts={word_counts!r}"
         )
-    token_ids = [list(tokenize_fn(text)) for text in sources]
+    token_ids = [list(ids) for ids in tokenize_fn(list(sources))]
     order = np.argsort([len(ids) for ids in token_ids], kind="stable")
     outputs = [None] * len(sources)
     bar = keras.utils.Progbar(len(sources), unit_name="sentence") if progress else None
@@ -115,9 +116,10 @@ def translate_texts(
             extra = () if buffer is None else (buffer,)
             ids, _ = fn(batch, counts, *extra)
         # [B, N, T] -> [B, T], the best hypothesis
-        best = np.asarray(ids)[:, 0]
-        for row, i in enumerate(indices):
-            outputs[i] = detokenize_fn(_strip(best[row].tolist(), eos_id))
+        best = np.asarray(ids)[:, 0].tolist()
+        texts = detokenize_fn([_strip(row, eos_id) for row in best])
+        for i, text in zip(indices, texts, strict=True):
+            outputs[i] = text
         if bar is not None:
             bar.update(start + len(indices))
     return outputs
@@ -167,8 +169,10 @@ def evaluate(
         model: a `Transformer`.
         sources: list of str, the source side of the test set.
         references: list of str, one raw reference per source.
-        tokenize_fn: `fn(str) -> list of int`, source text to ids.
-        detokenize_fn: `fn(list of int) -> str`, target ids to text.
+        tokenize_fn: `fn(list of str) -> list of list of int`, source texts
+            to ids (see `translate_texts`).
+        detokenize_fn: `fn(list of list of int) -> list of str`, target ids
+            to texts.
         config: a `DecodingConfig` (see `translate`). Defaults to
             `DecodingConfig()`.
         target_language: str or `None`. The references' language code (e.g.

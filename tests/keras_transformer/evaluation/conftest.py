@@ -10,12 +10,14 @@ WORDS = ["the", "cat", "sat", "on", "mat", "well-known"]
 WORD_IDS = {word: i + 4 for i, word in enumerate(WORDS)}
 
 
-def tokenize(text):
-    return [WORD_IDS.get(word, 1) for word in text.split()] + [3]
+def tokenize(texts):
+    """Each text's word ids, then eos (3)."""
+    return [[WORD_IDS.get(word, 1) for word in text.split()] + [3] for text in texts]
 
 
-def detokenize(ids):
-    return " ".join(WORDS[i - 4] if i >= 4 else "<unk>" for i in ids)
+def detokenize(rows):
+    """Each row of ids as its words."""
+    return [" ".join(WORDS[i - 4] if i >= 4 else "<unk>" for i in ids) for ids in rows]
 
 
 @pytest.fixture(scope="module")
