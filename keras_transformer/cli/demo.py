@@ -145,7 +145,10 @@ def _learning_curve_callbacks(recipe, output, curve_path, dev_sentences):
         callbacks.append(
             _DevF1(recipe, output, max(1, dev_sentences // 5), every_n_steps=every)
         )
-    return [*callbacks, LearningCurveLog(curve_path, every)]
+    return [
+        *callbacks,
+        LearningCurveLog(curve_path, every, loss_every_n_steps=recipe.steps_per_epoch),
+    ]
 
 
 class _DevF1(keras.callbacks.Callback):

@@ -67,15 +67,22 @@ def test_parsing_demo_reports_f1_beside_the_baselines(tmp_path, capsys):
     argv = ["demo", "--task", "parsing", "--minutes", "0.05", "--output", str(output)]
     argv += ["--quiet", "--test-sentences", "4", "--examples", "2"]
     argv += [item for pair in TINY_PARSER for item in ("--set", pair)]
+    # A run shorter than one checkpoint interval (the checkpoint is the last
+    # update's): its curve is the training loss alone.
+    argv += ["--set", "checkpoint_every_steps=100000"]
     assert cli.main(argv) == 0
     report = json.loads((output / "report.json").read_text())
     assert report["task"] == "parsing" and report["test_sentences"] == 4
     # --minutes: the clock bounds training, not the recipe's updates.
     assert report["train_minutes"] == 0.05 and report["steps"] >= 5
     assert set(report["pictures"]) == {"learning_curve"}
-    # The curve has greedy dev F1 at each checkpoint (every 5 updates here).
+    with open(report["pictures"]["learning_curve"], "rb") as file:
+        assert file.read(4) == b"\x89PNG"
+    # Rows every 5 updates (steps_per_epoch) and at the last one, no dev F1.
     rows = read_learning_curve(str(output / "learning_curve.jsonl"))
-    assert rows and all(0.0 <= row["dev_f1"] <= 100.0 for row in rows)
+    steps = [row["step"] for row in rows]
+    assert steps[-1] == report["steps"] and steps[:-1] == list(range(5, steps[-1], 5))
+    assert not any("dev_f1" in row for row in rows)
     assert report["recipe"]["name"] == "gum_parsing"
     assert 0.0 <= report["f1"] <= 100.0
     # The baselines of the same 4 test trees, by the same scorer.

@@ -15,10 +15,10 @@ class _DevScore(keras.callbacks.Callback):
             logs["dev_bleu"] = 10.0 + batch
 
 
-def _fit(model, path, batches, every=4):
+def _fit(model, path, batches, every=4, loss_every=None):
     rng = np.random.default_rng(0)
     x, y = rng.normal(size=(batches * 2, 3)), rng.normal(size=(batches * 2, 1))
-    callbacks = [_DevScore(), LearningCurveLog(str(path), every)]
+    callbacks = [_DevScore(), LearningCurveLog(str(path), every, loss_every)]
     model.fit(x, y, batch_size=2, epochs=1, verbose=0, callbacks=callbacks)
 
 
@@ -50,6 +50,21 @@ def test_a_resumed_run_continues_the_curve_and_replaces_later_rows(tmp_path):
     _fit(model, path, batches=8)
     steps = [row["step"] for row in read_learning_curve(str(path))]
     assert steps == [4, 8, 12]
+
+
+def test_loss_rows_between_and_a_last_row_make_a_short_run_a_curve(tmp_path):
+    # Dev scores every 8 updates, the loss every 3, and the last update's:
+    # a run of 5 updates (shorter than one dev interval) still has a curve.
+    path = tmp_path / "curve.jsonl"
+    _fit(_model(), path, batches=5, every=8, loss_every=3)
+    rows = read_learning_curve(str(path))
+    assert [row["step"] for row in rows] == [3, 5]
+    assert not any("dev_bleu" in row for row in rows)
+    path = tmp_path / "longer.jsonl"
+    _fit(_model(), path, batches=9, every=4, loss_every=3)
+    rows = read_learning_curve(str(path))
+    assert [row["step"] for row in rows] == [3, 4, 6, 8, 9]
+    assert [row.get("dev_bleu") for row in rows] == [None, 13.0, None, 17.0, None]
 
 
 def test_no_file_reads_as_no_rows(tmp_path):
