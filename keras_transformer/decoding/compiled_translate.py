@@ -21,6 +21,7 @@ def compiled_translate(
     max_length=None,
     seed=None,
     constraint=None,
+    dynamic_shapes=False,
 ):
     """Returns `fn(source_ids, word_counts=None, buffer_length=None) -> (ids,
     scores)`, `translate` compiled once per source shape (and per
@@ -44,6 +45,12 @@ def compiled_translate(
         seed: int or `keras.random.SeedGenerator`, for `"sample"`.
         constraint: optional `BracketConstraint` (parsing); the callable then
             takes each sentence's `word_counts` `[B]` too.
+        dynamic_shapes: bool. On TensorFlow without XLA, trace the search
+            once for every batch size, source width and buffer (the buffer a
+            run-time scalar, as the exported signatures run it) instead of
+            once per shape: a caller that meets many shapes and few sentences
+            of each compiles once (BUILD_NOTES.md, "Parsing speed"). Its
+            steps are slower than XLA's. Defaults to `False`.
 
     Returns:
         A callable taking int `source_ids` `[B, S]` (and `word_counts`).
@@ -72,7 +79,14 @@ def compiled_translate(
     if backend == "tensorflow":
         import tensorflow as tf
 
-        return tf.function(run, jit_compile=jit_compile, autograph=False)
+        if not dynamic_shapes:
+            return tf.function(run, jit_compile=jit_compile, autograph=False)
+        if jit_compile:
+            raise ValueError(
+                "`dynamic_shapes` traces one graph for every shape, which XLA "
+                "cannot compile. Received: jit_compile=True, dynamic_shapes=True"
+            )
+        return _dynamic_shape_search(tf, run, config, max_length, constraint)
     if backend == "jax":
         import jax
 
@@ -89,3 +103,35 @@ def compiled_translate(
             [v.value for v in variables], source_ids, word_counts, buffer_length
         )
     return run
+
+
+def _dynamic_shape_search(tf, run, config, max_length, constraint):
+    """`run` traced once with unknown batch, width and buffer; the buffer
+    (the given one, else `max_length`, else the width + `max_extra_length`)
+    is passed as a scalar tensor."""
+    specs = [tf.TensorSpec([None, None], tf.int32)]
+    if constraint is not None:
+        specs.append(tf.TensorSpec([None], tf.int32))
+    specs.append(tf.TensorSpec([], tf.int32))
+    traced = tf.function(
+        (lambda s, w, b: run(s, w, b))
+        if constraint is not None
+        else (lambda s, b: run(s, None, b)),
+        input_signature=specs,
+        autograph=False,
+    )
+
+    def call(source_ids, word_counts=None, buffer_length=None):
+        if buffer_length is None:
+            buffer_length = max_length
+        if buffer_length is None:
+            buffer_length = int(source_ids.shape[1]) + config.max_extra_length
+        source_ids = tf.convert_to_tensor(source_ids, tf.int32)
+        buffer_length = tf.constant(buffer_length, tf.int32)
+        if constraint is None:
+            return traced(source_ids, buffer_length)
+        return traced(
+            source_ids, tf.convert_to_tensor(word_counts, tf.int32), buffer_length
+        )
+
+    return call

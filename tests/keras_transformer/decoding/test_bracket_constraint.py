@@ -1,3 +1,5 @@
+import importlib
+
 import numpy as np
 import pytest
 from keras import ops
@@ -9,6 +11,7 @@ from keras_transformer.decoding.bracket_constraint import (
 )
 from keras_transformer.decoding.greedy_search import greedy_search
 from tests.keras_transformer.decoding.conftest import EOS_ID, VOCAB_SIZE
+from tests.markers import tensorflow_only
 
 # Over the tiny models' 10 ids: 4 is the leaf (`XX`), 5 and 6 open, 7 and 8
 # close; 0-3 are pad/unk/bos/eos and 9 is a symbol of no class.
@@ -395,3 +398,43 @@ def test_a_buffer_sized_by_the_trees_finds_the_same_trees(tiny_model, config):
     np.testing.assert_allclose(np.asarray(slow[1]), np.asarray(fast[1]), atol=1e-5)
     lengths = np.argmax(fast_ids == EOS_ID, axis=-1) + 1
     assert np.all(lengths <= tree_length_limit(counts)[:, None])
+
+
+@tensorflow_only("graph-mode traces with unknown shapes are TensorFlow's")
+def test_one_dynamic_shape_trace_serves_every_shape(tiny_model, monkeypatch):
+    # The same ids and scores as eager search for two batch sizes, widths and
+    # buffers, from one trace (translate runs in Python only when tracing).
+    module = importlib.import_module("keras_transformer.decoding.compiled_translate")
+    traces = []
+
+    def counting(*args, **kwargs):
+        traces.append(1)
+        return translate(*args, **kwargs)
+
+    monkeypatch.setattr(module, "translate", counting)
+    config = DecodingConfig(beam_size=2, max_extra_length=12)
+    constraint = _matched_constraint()
+    fn = compiled_translate(
+        tiny_model,
+        config,
+        jit_compile=False,
+        constraint=constraint,
+        dynamic_shapes=True,
+    )
+    sources, counts = _sources(), np.array([3, 1, 2, 2], "int32")
+    for rows, width, buffer in [(4, sources.shape[1], 20), (2, 3, None)]:
+        batch = sources[:rows, :width]
+        eager = translate(
+            tiny_model,
+            batch,
+            config,
+            max_length=buffer or width + 12,
+            constraint=constraint,
+            word_counts=counts[:rows],
+        )
+        ids, scores = fn(batch, counts[:rows], buffer)
+        np.testing.assert_array_equal(np.asarray(eager[0]), np.asarray(ids))
+        np.testing.assert_allclose(np.asarray(eager[1]), np.asarray(scores), atol=1e-5)
+    assert len(traces) == 1
+    with pytest.raises(ValueError, match="jit_compile=True, dynamic_shapes=True"):
+        compiled_translate(tiny_model, config, jit_compile=True, dynamic_shapes=True)
