@@ -1,19 +1,29 @@
 """Parsing (§6.3) on the bundled GUM test split: F1 of a trained run and of
 the two baselines, parse speed, the repair rate. One JSON line per measure:
 
-    python benchmarks/parsing.py --run-dir runs/gum [--limit 491] [--beams 21 1]
+    python benchmarks/parsing.py --run-dir runs/gum [--beams 1 4]
+        [--batch-tokens 4096] [--batch-size 64] [--compute-dtype float32]
+        [--searches xla graph]
 
 - `baseline`: F1 (all, len <= 40) of the flat and right-branching trees
   (`pipelines.tree_baselines`), with the training trees' most frequent
   labels; the same scorer as the run's (EVALB-compatible, `COLLINS.prm`,
   gold tags on `XX` leaves).
-- `run`: for each beam size, F1, recall, precision, exact match, the share of
-  sentences whose output needed a repair, and sentences/s of
-  `cli.parse.parse_sentences` (search, de-linearization; the model loaded
-  before the clock starts): `sentences_per_second` of a whole call, which
-  compiles the search for each batch shape it meets as `keras-transformer
-  parse` does, and `second_call_sentences_per_second` of another, which
-  compiles again (the search is not kept across calls).
+- `run`: for each beam size (beam 1 is greedy search) and search, F1,
+  recall, precision, exact match and the repairs of one pass, of
+  `keras-transformer parse`'s path (`cli.parse_streaming.load_line_parser`,
+  `parse_file`: length-sorted batches within `--batch-tokens` tree symbols,
+  a power of two of sentences each, the search compiled once per process:
+  per batch shape with XLA, or once for every shape in graph mode,
+  `--searches xla graph`, between which `parse` chooses by the input's
+  length; with `--export`, also the export's `parse` signature, `search`
+  "export"), and its sentences/s (search and de-linearization; the model
+  loaded before the clock starts): `sentences_per_second` of a first pass
+  over the split, which compiles (a short `parse` run pays that), and
+  `warm_sentences_per_second` of a second pass in the same process, every
+  shape compiled (a long run's rate). `same_trees_as_one_call` compares its
+  trees with one `parse_sentences` call in batches of 64 (`evaluate`'s
+  path).
 
 No other parser is installed on this machine to time side by side; the
 baselines are the F1 reference. The GUM trees are silver trees: F1 on them is
@@ -23,15 +33,21 @@ not comparable with WSJ section 23 (Table 4).
 import argparse
 import json
 import os
+import tempfile
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+import pipelines  # noqa: E402
 from keras_transformer.cli.parse import (  # noqa: E402
     baseline_scores,
     bracket_scores,
     load_parser,
     parse_sentences,
+)
+from keras_transformer.cli.parse_streaming import (  # noqa: E402
+    load_line_parser,
+    parse_file,
 )
 from keras_transformer.recipes import get_recipe  # noqa: E402
 from pipelines import load_bundled_trees  # noqa: E402
@@ -41,8 +57,20 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run-dir", required=True, help="A trained parsing run.")
     parser.add_argument("--limit", type=int, help="Only the first N test trees.")
-    parser.add_argument("--beams", type=int, nargs="+", default=[21, 1])
-    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--beams", type=int, nargs="+", default=[1, 4])
+    parser.add_argument("--batch-tokens", type=int, nargs="+", default=[4096])
+    parser.add_argument("--batch-size", type=int, nargs="+", default=[64])
+    parser.add_argument(
+        "--compute-dtype", default="float32", choices=["float32", "bfloat16"]
+    )
+    parser.add_argument(
+        "--searches", nargs="+", default=["xla", "graph"], choices=["xla", "graph"]
+    )
+    parser.add_argument(
+        "--export",
+        help="Also time this export of the run (its `parse` signature, the "
+        "same batches): `parse --export`'s path, as TF Serving runs it.",
+    )
     args = parser.parse_args()
     # No `tune_memory()`: `keras-transformer parse` and `evaluate` leave
     # glibc's mmap threshold dynamic (`cli.main.MEMORY_TUNED_COMMANDS`).
@@ -52,38 +80,86 @@ def main():
         line = {"benchmark": "parsing", "measure": "baseline", "baseline": name}
         print(json.dumps(line | scores | {"sentences": len(gold)}))
     sentences = [" ".join(tree.words()) for tree in gold]
-    for beam in args.beams:
-        overrides = {"beam_size": beam}
-        recipe, tokenizer, target, model, weights, config = load_parser(
-            args.run_dir, overrides=overrides
+    with tempfile.TemporaryDirectory() as folder:
+        source = os.path.join(folder, "test.txt")
+        with open(source, "w", encoding="utf-8") as f:
+            f.writelines(f"{sentence}\n" for sentence in sentences)
+        for beam in args.beams:
+            overrides = {"beam_size": beam}
+            if beam == 1:
+                overrides["method"] = "greedy"
+            reference = one_call_trees(args.run_dir, overrides, sentences)
+            settings = [
+                (search, batch_tokens, batch_size)
+                for search in [*args.searches, *(["export"] if args.export else [])]
+                for batch_tokens in args.batch_tokens
+                for batch_size in args.batch_size
+            ]
+            for setting in settings:
+                line = measure(args, source, overrides, setting, gold)
+                trees = line.pop("trees")
+                line["same_trees_as_one_call"] = trees == reference
+                print(json.dumps(line), flush=True)
+
+
+def one_call_trees(run_dir, overrides, sentences):
+    """The trees of one `parse_sentences` call (`evaluate`'s path)."""
+    recipe, tokenizer, target, model, _, config = load_parser(
+        run_dir, overrides=overrides
+    )
+    trees, _ = parse_sentences(recipe, tokenizer, target, model, sentences, config)
+    return [str(tree) for tree in trees]
+
+
+def measure(args, source, overrides, setting, gold):
+    """Two passes of `parse_file` with one parser; the JSON line (with the
+    trees, under "trees")."""
+    search, batch_tokens, batch_size = setting
+    if search == "export":
+        parser, decoding = load_line_parser(export_dir=args.export, overrides=overrides)
+        parser.mode = "export"
+    else:
+        parser, decoding = load_line_parser(
+            args.run_dir,
+            overrides=overrides,
+            compute_dtype=args.compute_dtype,
+            search=search,
         )
-        # Two whole calls, each as one `keras-transformer parse` run:
-        # `parse_sentences` compiles its search again for each batch shape
-        # it meets, in every call.
-        times = []
-        for _ in range(2):
-            start = time.monotonic()
-            trees, repairs = parse_sentences(
-                recipe, tokenizer, target, model, sentences, config, args.batch_size
-            )
-            times.append(time.monotonic() - start)
-        line = {
-            "benchmark": "parsing",
-            "measure": "run",
-            "run_dir": args.run_dir,
-            "weights": weights,
-            "beam_size": beam,
-            "alpha": config.alpha,
-            "max_extra_length": config.max_extra_length,
-            "sentences": len(sentences),
-            "sentences_per_second": round(len(sentences) / times[0], 2),
-            "second_call_sentences_per_second": round(len(sentences) / times[1], 2),
-            "repaired_share": round(
-                sum(1 for r in repairs if r.total) / max(1, len(repairs)), 4
-            ),
-            "cpus": os.cpu_count(),
-        }
-        print(json.dumps(line | bracket_scores(gold, trees)), flush=True)
+    times = []
+    for number in range(2):
+        output = os.path.join(os.path.dirname(source), f"trees{number}.txt")
+        start = time.monotonic()
+        parse_file(
+            parser,
+            source,
+            output,
+            decoding,
+            batch_tokens=batch_tokens,
+            batch_size=batch_size,
+        )
+        times.append(time.monotonic() - start)
+    with open(output, encoding="utf-8") as f:
+        trees = f.read().splitlines()
+    count = len(trees)
+    return {
+        "benchmark": "parsing",
+        "measure": "run",
+        "run_dir": args.run_dir,
+        "method": decoding.method,
+        "beam_size": decoding.beam_size,
+        "alpha": decoding.alpha,
+        "compute_dtype": args.compute_dtype,
+        "search": parser.mode,
+        "batch_tokens": batch_tokens,
+        "batch_size": batch_size,
+        "sentences": count,
+        "sentences_per_second": round(count / times[0], 2),
+        "warm_sentences_per_second": round(count / times[1], 2),
+        "repairs": parser.repairs // 2,
+        "cpus": os.cpu_count(),
+        **bracket_scores(gold, [pipelines.parse_tree(tree) for tree in trees]),
+        "trees": trees,
+    }
 
 
 if __name__ == "__main__":

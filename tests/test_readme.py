@@ -184,7 +184,9 @@ def _shorten(path, lines):
 def test_readme_own_data_example_runs(tmp_path, monkeypatch):
     """The "Train on your own data" example: its Python block writes the files,
     then its commands run verbatim, with the tiny model's `--set` options and
-    4 updates added to `train`, on the files cut to a few hundred lines."""
+    4 updates added to the first `train` (one epoch of 5) and 10 to the second
+    (the short form, which continues the run), on the files cut to a few
+    hundred lines."""
     from tests.keras_transformer.cli.conftest import tiny_arguments
 
     monkeypatch.chdir(tmp_path)
@@ -197,15 +199,21 @@ def test_readme_own_data_example_runs(tmp_path, monkeypatch):
     sequence = [argv for argv, _ in _cli_lines() if "runs/mine" in " ".join(argv)]
     assert [argv[0] for argv in sequence] == [
         "train",
+        "train",
         "average",
         "evaluate",
         "export",
         "translate",
     ]
     for argv in sequence:
-        if argv[0] == "train":
+        if argv[0] == "train" and "--recipe" in argv:
             argv = argv + ["--train-steps", "4"] + tiny_arguments()
+        elif argv[0] == "train":  # the short form continues the same run
+            assert argv[1:3] == ["--run-dir", "runs/mine"] and len(argv) == 5
+            argv = argv + ["--train-steps", "10"]
         assert cli.main(argv) == 0, argv
+    backup = json.loads((tmp_path / "runs/mine/backup/backup.json").read_text())
+    assert backup["step"] == 10  # from 5: the first ran one 5-update epoch
     scores = json.loads((tmp_path / "runs/mine/eval/test.json").read_text())
     assert scores["sentences"] == 6 and "tok:13a" in scores["bleu_signature"]
     translated = (tmp_path / "mine/test.translated.fr").read_text(encoding="utf-8")

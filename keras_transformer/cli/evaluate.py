@@ -1,20 +1,14 @@
 """`keras-transformer evaluate`: translate a held-out split and score it."""
 
-import dataclasses
-import os
-
 from keras_transformer.cli.compute_dtypes import decodes_with_xla
 from keras_transformer.cli.data import read_texts
-from keras_transformer.cli.run_directory import RunDirectory
+from keras_transformer.cli.evaluation_files import (
+    best_hypothesis_decoding,
+    write_evaluation,
+)
 from keras_transformer.cli.run_tokenizer import detokenize_fn, source_ids_fn
 from keras_transformer.cli.trained_model import load_trained_model
 from keras_transformer.evaluation import evaluate as evaluate_translations
-from keras_transformer.training import record_path
-from keras_transformer.training.atomic_files import (
-    atomic_write_json,
-    atomic_write_text,
-    read_json,
-)
 
 
 def evaluate(
@@ -126,36 +120,3 @@ def score_translations(
         width_multiple=16,  # fewer distinct widths: fewer XLA compilations
         **options,
     )
-
-
-def best_hypothesis_decoding(recipe, overrides=None):
-    """The recipe's `DecodingConfig` with `overrides`, one hypothesis: scoring
-    reads the best, so the recipe's n-best is not read."""
-    base = dataclasses.replace(recipe.decoding, n_best=1)
-    return base.with_overrides(**(overrides or {}))
-
-
-def write_evaluation(
-    run_dir, split, outputs, scores, weights, config, compute_dtype="float32"
-):
-    """Writes `eval/<split>.txt` (one output per line, in the split's order)
-    and `eval/<split>.json` (`scores` plus the split, sentence count,
-    weights, their step, the decoding settings and the model's compute
-    dtype); returns the latter."""
-    run = RunDirectory(run_dir)
-    os.makedirs(run.join("eval"), exist_ok=True)
-    text = "".join(f"{line}\n" for line in outputs)
-    atomic_write_text(text, run.join("eval", f"{split}.txt"))
-    weights_record = record_path(weights)
-    scores = dict(scores) | {
-        "split": split,
-        "sentences": len(outputs),
-        "weights": weights,
-        "step": read_json(weights_record).get("step")
-        if os.path.exists(weights_record)
-        else None,
-        "decoding": config.to_dict(),
-        "compute_dtype": compute_dtype,
-    }
-    atomic_write_json(scores, run.join("eval", f"{split}.json"))
-    return scores

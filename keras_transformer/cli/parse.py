@@ -11,12 +11,14 @@ tagging accuracy is only meaningful for a recipe with `tree_tags`.
 """
 
 import dataclasses
-import sys
 
 import pipelines
 from keras_transformer.cli.compute_dtypes import decodes_with_xla
 from keras_transformer.cli.data import split_trees
-from keras_transformer.cli.evaluate import best_hypothesis_decoding, write_evaluation
+from keras_transformer.cli.evaluation_files import (
+    best_hypothesis_decoding,
+    write_evaluation,
+)
 from keras_transformer.cli.run_directory import RunDirectory
 from keras_transformer.cli.run_tokenizer import (
     detokenize_fn,
@@ -24,7 +26,6 @@ from keras_transformer.cli.run_tokenizer import (
     source_ids_fn,
 )
 from keras_transformer.cli.trained_model import load_trained_model
-from keras_transformer.cli.user_error import UserError
 from keras_transformer.decoding.compiled_translate import compiled_translate
 from keras_transformer.evaluation import evalb, translate_texts
 
@@ -100,16 +101,20 @@ def _constraint(recipe, target_tokenizer, model, config):
     )
 
 
-def parser_search(recipe, target_tokenizer, model, config, jit_compile=False):
+def parser_search(
+    recipe, target_tokenizer, model, config, jit_compile=False, dynamic_shapes=False
+):
     """`parse_sentences`' `translate_fn`: the search of `config` (with the
     recipe's constraint) compiled once, for a caller that parses again and
-    again (the demo's dev F1 at each checkpoint). Graph mode by default, the
-    faster path on CPUs (BUILD_NOTES.md, "Speed")."""
+    again (the demo's dev F1 at each checkpoint, streaming `parse`). Graph
+    mode by default, the faster path on CPUs (BUILD_NOTES.md, "Speed");
+    `jit_compile` and `dynamic_shapes` as `compiled_translate`."""
     return compiled_translate(
         model,
         config,
         jit_compile=jit_compile,
         constraint=_constraint(recipe, target_tokenizer, model, config),
+        dynamic_shapes=dynamic_shapes,
     )
 
 
@@ -145,79 +150,17 @@ def baseline_scores(recipe, gold):
     }
 
 
-def load_parser(run_dir, weights=None, overrides=None):
+def load_parser(run_dir, weights=None, overrides=None, compute_dtype=None):
     """`(recipe, tokenizer, target_tokenizer, model, weights, config)` of a
     parsing run, the search being the recipe's (§6.3: beam 21, alpha 0.3,
-    +300) with `overrides`."""
+    +300) with `overrides`, computing in `compute_dtype` (`"float32"`, the
+    default, or `"bfloat16"`, as `load_trained_model`)."""
     recipe, tokenizer, model, weights = load_trained_model(
-        run_dir, weights, task="parsing"
+        run_dir, weights, task="parsing", compute_dtype=compute_dtype or "float32"
     )
     target_tokenizer = load_target_tokenizer(RunDirectory(run_dir), recipe)
     config = best_hypothesis_decoding(recipe, overrides)
     return recipe, tokenizer, target_tokenizer, model, weights, config
-
-
-def parse(run_dir, lines, output=None, weights=None, decoding=None, batch_size=64):
-    """`keras-transformer parse`: one bracketed tree per input line.
-
-    Args:
-        run_dir: str. A parsing run.
-        lines: iterable of str, one sentence each (words split on spaces).
-        output: a text stream. Defaults to `sys.stdout` at call time.
-        weights: str or `None`. See `load_trained_model`.
-        decoding: dict or `None`. `DecodingConfig` fields over the recipe's.
-        batch_size: int. Sentences per decoding batch.
-
-    Returns:
-        The summed `pipelines.RepairCounts`.
-    """
-    output = sys.stdout if output is None else output
-    recipe, tokenizer, target, model, _, config = load_parser(
-        run_dir, weights, decoding
-    )
-    sentences = [line.rstrip("\r\n") for line in lines]
-    trees, repairs = parse_sentences(
-        recipe, tokenizer, target, model, sentences, config, batch_size
-    )
-    output.writelines(f"{tree}\n" for tree in trees)
-    output.flush()
-    return sum(repairs, pipelines.RepairCounts())
-
-
-def parse_with_export(export_dir, lines, output=None, overrides=None, batch_size=64):
-    """`keras-transformer parse --export`: the SavedModel's `parse` signature
-    (the recorded search, with `overrides` of `beam_size`, `alpha`,
-    `max_extra_length`), one tree per input line, written as it goes.
-
-    Returns:
-        The number of repairs the export reported.
-    """
-    import tensorflow as tf
-
-    from keras_transformer.cli.saved_model_files import load_saved_model
-    from keras_transformer.cli.translate import export_decoding
-
-    output = sys.stdout if output is None else output
-    try:
-        signature = load_saved_model(export_dir).signatures["parse"]
-    except KeyError:
-        raise UserError(
-            f"{export_dir} has no `parse` signature: not a parsing export."
-        ) from None
-    config = export_decoding(export_dir).with_overrides(**(overrides or {}))
-    repairs = 0
-    lines = [line.rstrip("\r\n") for line in lines]
-    for start in range(0, len(lines), batch_size):
-        outputs = signature(
-            text=tf.constant(lines[start : start + batch_size], tf.string),
-            beam_size=tf.constant(config.beam_size, tf.int32),
-            alpha=tf.constant(config.alpha, tf.float32),
-            max_extra_length=tf.constant(config.max_extra_length, tf.int32),
-        )
-        output.writelines(f"{t.decode('utf-8')}\n" for t in outputs["trees"].numpy())
-        output.flush()
-        repairs += int(outputs["repairs"].numpy().sum())
-    return repairs
 
 
 def evaluate_parses(

@@ -113,10 +113,11 @@ class RunDirectory:
             ) from None
 
     def write_recipe(self, recipe):
-        """Stores `recipe`; an existing one must agree on the fixed fields."""
+        """Stores `recipe`; an existing one must agree on the fixed fields
+        (not in `MUTABLE_FIELDS`), or the run is refused naming each
+        difference."""
         if os.path.exists(self.recipe_path):
-            stored = self.read_recipe()
-            new, old = recipe.to_dict(), stored.to_dict()
+            new, old = recipe.to_dict(), self.read_recipe().to_dict()
             changed = sorted(
                 key
                 for key in new
@@ -128,10 +129,25 @@ class RunDirectory:
                 )
                 raise UserError(
                     f"{self.path} holds a run with other settings ({details}); "
-                    "use a new run directory."
+                    "a run may change only "
+                    f"{', '.join(f for f in MUTABLE_FIELDS if f != 'description')}"
+                    ". Leave the other options out to continue this run, or "
+                    "give a new --run-dir to start a new one."
                 )
         os.makedirs(self.path, exist_ok=True)
         atomic_write_json(recipe.to_dict(), self.recipe_path)
+
+    def changed_fields(self, recipe):
+        """`"field old -> new, ..."` for the fields `recipe` changes in the
+        stored one (`""` if none or no run yet)."""
+        if not os.path.exists(self.recipe_path):
+            return ""
+        new, old = recipe.to_dict(), self.read_recipe().to_dict()
+        return ", ".join(
+            f"{key} {old.get(key)!r} -> {new[key]!r}"
+            for key in sorted(new)
+            if new[key] != old.get(key)
+        )
 
     def checkpoints(self):
         """Training checkpoints, oldest first."""

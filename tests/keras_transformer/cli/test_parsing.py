@@ -112,6 +112,11 @@ def test_the_export_parses_as_the_run_does(parsing_run, tmp_path, capsys):
         command = ["parse", where, place, "--input", str(source), "--output", str(path)]
         if where == "--run-dir":
             assert cli.main(command) == 0
+            # The 600-word line is named, cut for the search, covered whole.
+            err = capsys.readouterr().err
+            assert "a line of 600 words" in err and "over the model's 512" in err
+            assert "parse: 5 lines" in err and "1 lines cut" in err
+            assert "parsed 5/5" in err
         else:  # the export alone, in a fresh process: nothing of the run loaded
             program = "import sys; from keras_transformer.cli import main; "
             program += "sys.exit(main(sys.argv[1:]))"
@@ -132,6 +137,7 @@ def test_the_export_parses_as_the_run_does(parsing_run, tmp_path, capsys):
         if sentence and "(" not in sentence:  # brackets in words do not read back
             assert pipelines.parse_tree(tree).words() == tuple(sentence.split())
     assert record["target_tokenizer"]["kind"] == "symbols"
+    capsys.readouterr()  # the parse's progress and notices
     err = user_error(["translate", "--export", export], capsys)
     assert "no `translate` signature" in err
 
@@ -190,3 +196,40 @@ def test_wsj_sections_and_extra_trees_make_the_splits(tmp_path):
         split_trees(
             get_recipe("wsj_parsing_semi_supervised", treebank_dir=str(wsj)), "train"
         )
+
+
+@pytest.mark.parametrize("beam_size, search", [(1, "xla"), (4, "graph")])
+def test_streaming_parse_gives_the_trees_of_one_call(
+    parsing_run, tmp_path, beam_size, search
+):
+    from keras_transformer.cli.parse import load_parser, parse_sentences
+    from keras_transformer.cli.parse_streaming import load_line_parser, parse_file
+
+    gold, _ = pipelines.load_bundled_trees("dev")
+    sentences = [" ".join(tree.words()) for tree in gold[:16]]
+    overrides = {"beam_size": beam_size}
+    recipe, tokenizer, target, model, _, config = load_parser(
+        str(parsing_run), overrides=overrides
+    )
+    trees, _ = parse_sentences(recipe, tokenizer, target, model, sentences, config)
+    source, output = tmp_path / "dev.txt", tmp_path / "trees.txt"
+    source.write_text("".join(f"{s}\n" for s in sentences), encoding="utf-8")
+    parser, decoding = load_line_parser(
+        str(parsing_run), overrides=overrides, search=search
+    )
+    # Small batches of many shapes: each compiled once by XLA, or all served
+    # by one graph-mode trace.
+    count = parse_file(parser, str(source), str(output), decoding, batch_tokens=600)
+    assert count == 16 and parser.cut == 0 and parser.mode == search
+    assert output.read_text(encoding="utf-8").splitlines() == [str(t) for t in trees]
+
+
+def test_parse_refuses_a_missing_input_or_output_folder(parsing_run, tmp_path, capsys):
+    run = ["parse", "--run-dir", str(parsing_run)]
+    err = user_error(run + ["--input", str(tmp_path / "none.txt")], capsys)
+    assert "No such input file" in err and "none.txt" in err
+    source = tmp_path / "in.txt"
+    source.write_text("a b\n", encoding="utf-8")
+    missing = tmp_path / "missing" / "out.txt"
+    err = user_error(run + ["--input", str(source), "--output", str(missing)], capsys)
+    assert "No such folder for --output" in err

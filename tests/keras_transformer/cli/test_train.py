@@ -9,7 +9,7 @@ from keras_transformer import cli
 from keras_transformer.cli.train import wait_until_prepared
 from keras_transformer.cli.user_error import UserError
 from keras_transformer.recipes import get_recipe
-from tests.keras_transformer.cli.conftest import tiny_arguments
+from tests.keras_transformer.cli.conftest import tiny_arguments, user_error
 from tests.keras_transformer.training.workers import run_workers
 from tests.markers import tensorflow_only
 
@@ -54,7 +54,38 @@ def test_a_run_directory_refuses_other_data_or_model_settings(tiny_run, capsys):
     )
     assert status == 2
     err = capsys.readouterr().err
-    assert "model_overrides" in err and "use a new run directory" in err
+    assert "model_overrides" in err and "give a new --run-dir" in err
+
+
+def test_train_continues_a_run_from_its_directory_alone(tiny_run, tmp_path, capsys):
+    run_dir = tmp_path / "run"
+    shutil.copytree(tiny_run, run_dir)
+    # No --recipe and none of the tiny run's --set: its recipe.json holds them.
+    argv = ["train", "--run-dir", str(run_dir), "--train-steps", "20"]
+    assert cli.main(argv) == 0
+    assert "train_steps 15 -> 20 (recorded in recipe.json)" in capsys.readouterr().out
+    assert json.loads((run_dir / "backup" / "backup.json").read_text())["step"] == 20
+    stored = json.loads((run_dir / "recipe.json").read_text())
+    assert stored["train_steps"] == 20 and stored["model_overrides"]["d_model"] == 32
+    # The recipe's name and a setting the run has are accepted again.
+    argv += ["--recipe", "demo", "--set", "vocab_size=600"]
+    assert cli.main(argv) == 0
+
+
+def test_a_changed_setting_of_a_run_names_each_difference(tiny_run, capsys):
+    argv = ["train", "--run-dir", str(tiny_run), "--set", "model.d_model=64"]
+    err = user_error(argv + ["--set", "vocab_size=300"], capsys)
+    assert "vocab_size=600 -> 300" in err and "'d_model': 64" in err
+    assert "give a new --run-dir" in err and "train_steps" in err
+    err = user_error(["train", "--run-dir", str(tiny_run), "--recipe", "base"], capsys)
+    assert "recipe 'demo', not 'base'" in err
+
+
+def test_a_new_run_directory_needs_a_recipe(tmp_path, capsys):
+    for command in ("train", "prepare"):
+        err = user_error([command, "--run-dir", str(tmp_path / "new")], capsys)
+        assert "new run directory" in err and "give --recipe" in err
+    assert not (tmp_path / "new").exists()
 
 
 def test_the_recipe_is_stored_with_its_overrides(tiny_run):

@@ -12,7 +12,7 @@ import random
 import pytest
 
 from keras_transformer import cli
-from keras_transformer.cli.translate import (
+from keras_transformer.cli.line_streaming import (
     check_output_path,
     count_lines,
     estimated_tokens,

@@ -11,7 +11,7 @@ from keras_transformer import cli
 from keras_transformer.cli.user_error import UserError, describe_error, report_error
 from keras_transformer.training.corrupt_file_error import CorruptFileError
 
-main_module = importlib.import_module("keras_transformer.cli.main")
+commands_module = importlib.import_module("keras_transformer.cli.training_commands")
 
 
 @pytest.mark.parametrize(
@@ -79,7 +79,7 @@ def _failing(error):
 
 
 def test_main_maps_every_error_and_debug_shows_the_traceback(monkeypatch, capsys):
-    monkeypatch.setattr(main_module, "_recipes", _failing(IndexError("boom")))
+    monkeypatch.setattr(commands_module, "_recipes", _failing(IndexError("boom")))
     assert cli.main(["recipes"]) == 1
     err = capsys.readouterr().err
     assert "Traceback" not in err and "internal error (IndexError: boom)" in err
@@ -91,5 +91,5 @@ def test_main_maps_every_error_and_debug_shows_the_traceback(monkeypatch, capsys
 
 def test_main_reports_a_corrupt_json_error_naming_the_file(monkeypatch, capsys):
     error = json.JSONDecodeError("Expecting value", "", 0)
-    monkeypatch.setattr(main_module, "_recipes", _failing(error))
+    monkeypatch.setattr(commands_module, "_recipes", _failing(error))
     assert cli.main(["recipes"]) == 2  # a ValueError: the user's file

@@ -38,7 +38,7 @@ def test_a_failed_weights_write_keeps_the_previous_file_and_no_partial(tmp_path)
 def test_an_evaluation_report_is_replaced_whole(tmp_path, monkeypatch):
     import pytest
 
-    from keras_transformer.cli.evaluate import write_evaluation
+    from keras_transformer.cli.evaluation_files import write_evaluation
     from keras_transformer.decoding import DecodingConfig
 
     (tmp_path / "eval").mkdir()
@@ -58,7 +58,7 @@ def test_an_evaluation_report_is_replaced_whole(tmp_path, monkeypatch):
 def test_a_failed_translation_keeps_the_previous_output(tmp_path):
     import pytest
 
-    from keras_transformer.cli.translate import translate_file
+    from keras_transformer.cli.line_streaming import translate_file
 
     source, target = tmp_path / "in.txt", tmp_path / "out.txt"
     source.write_text("a\nb\nc\n")

@@ -1,0 +1,377 @@
+"""Lines in, outputs out, streaming: what `translate` and `parse` share.
+
+The input is read in chunks of `CHUNK_LINES` lines; each chunk is sorted by
+length (`estimated_tokens` for translation, the parser's tree bound for
+parsing) into batches within a budget, padding included, and the outputs are
+written back in input order as soon as every line before them is done, so the
+output always holds the outputs of the input's first lines.
+"""
+
+import codecs
+import errno
+import itertools
+import os
+import sys
+
+from keras_transformer.cli.progress_line import ProgressLine
+from keras_transformer.cli.user_error import UserError
+from keras_transformer.decoding.decoding_config import DecodingConfig
+from keras_transformer.training.atomic_files import is_disk_full
+from keras_transformer.validation import check_positive_int
+
+# Lines sorted and batched together. Output is in input order, so a chunk's
+# lines reach the output about when its longest line is done.
+CHUNK_LINES = 2048
+
+
+# UTF-8 bytes per subword piece, about: 4-5 for English or German (a piece
+# of 3-4 letters and its space), 3 for Chinese (one character a piece), 2-4
+# for Arabic or Cyrillic.
+BYTES_PER_TOKEN = 4
+
+
+def estimated_tokens(text):
+    """The batch budget's measure of a line: its UTF-8 bytes / 4, rounded up.
+
+    A stand-in for the subword tokens the model sees, used for both
+    translators: the exported SavedModel has no tokenize signature (only
+    `serving_default`, `translate` and `translate_ids`), so one count that
+    needs no tokenizer batches a run directory and an export alike. Bytes, not
+    whitespace-separated words, so that scripts written without spaces
+    (Chinese, Japanese, Thai) are measured too.
+
+    Args:
+        text: str. One line.
+
+    Returns:
+        int, 0 for an empty line.
+    """
+    return -(-len(text.encode("utf-8")) // BYTES_PER_TOKEN)
+
+
+def read_lines(path, errors="strict"):
+    """Yields the lines of a UTF-8 file, or of stdin, without line ends.
+
+    The file is read one line at a time, never whole; a `.gz` or `.xz` file
+    is decompressed as it is read. A UTF-8 byte order mark at the start is
+    dropped.
+
+    Args:
+        path: str. The file; `"-"` for stdin.
+        errors: `"strict"` (invalid UTF-8 is refused) or `"replace"` (each
+            invalid byte read as U+FFFD, as the exported parser reads its
+            requests). Defaults to `"strict"`.
+
+    Yields:
+        str, one line without its `"\\n"` or `"\\r\\n"`.
+
+    Raises:
+        UserError: the file is missing or unreadable, or a line is not UTF-8
+            (`"Invalid UTF-8 in FILE at line N"`).
+    """
+    if path == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text stream (an embedding program, a test)
+            for line in sys.stdin:
+                yield line.rstrip("\r\n")
+        else:
+            yield from _decoded_lines(stream, "<stdin>", errors)
+        return
+    from pipelines import open_binary
+
+    try:
+        stream = open_binary(path)
+    except FileNotFoundError:
+        raise UserError(f"No such input file: {path}") from None
+    except OSError as error:
+        raise UserError(f"Cannot read {path}: {error.strerror or error}") from None
+    with stream:
+        yield from _decoded_lines(stream, path, errors)
+
+
+def _decoded_lines(stream, name, errors="strict"):
+    """The lines of a binary stream as str, decoded from UTF-8 with
+    `errors`."""
+    try:
+        for number, raw in enumerate(stream, 1):
+            if number == 1:
+                raw = raw.removeprefix(codecs.BOM_UTF8)
+            try:
+                line = raw.decode("utf-8", errors)
+            except UnicodeDecodeError:
+                raise UserError(f"Invalid UTF-8 in {name} at line {number}") from None
+            yield line.rstrip("\r\n")
+    except (OSError, EOFError) as error:  # e.g. a bad or truncated .gz file
+        raise UserError(f"Cannot read {name}: {error}") from None
+
+
+def count_lines(path, errors="strict"):
+    """The number of lines of an input file, each checked to be UTF-8 (one
+    pass, one line in memory at a time), so that a bad input is refused before
+    the model loads.
+
+    Args:
+        path: str. The file; `"-"` for stdin, which is not counted.
+        errors: as `read_lines`.
+
+    Returns:
+        int, or `None` for stdin.
+
+    Raises:
+        UserError: as `read_lines`.
+    """
+    if path == "-":
+        return None
+    return sum(1 for _ in read_lines(path, errors))
+
+
+def check_output_path(path, input_path="-"):
+    """Refuses an output file that cannot be written or is the input file,
+    without creating it (the model loads first).
+
+    Args:
+        path: str. The output file; `"-"` for stdout.
+        input_path: str. The input file; `"-"` for stdin.
+
+    Raises:
+        UserError: the output is a folder, its folder is missing, or it is
+            the input.
+    """
+    if path == "-":
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise UserError(f"--output {path} is a folder.")
+    if not os.path.isdir(folder):
+        raise UserError(f"No such folder for --output: {folder}")
+    if input_path != "-" and os.path.exists(path):
+        if os.path.samefile(path, input_path):
+            raise UserError(f"--output {path} is the input file.")
+
+
+def translate_file(
+    translator,
+    input_path="-",
+    output_path="-",
+    decoding=None,
+    total=None,
+    progress=None,
+    errors="strict",
+    **batching,
+):
+    """Translates a file (or stdin) into a file (or stdout), streaming.
+
+    `translate_lines` on `read_lines(input_path, errors)`, written to
+    `<output_path>.partial`, which holds at every moment the translations of
+    the input's first lines, in order, and is renamed to `output_path` when
+    every line is done: a stopped run (or a full disk) leaves the lines done
+    so far in the `.partial` file and an earlier `output_path` untouched.
+
+    Args:
+        translator: from `load_translator`.
+        input_path: str. Input file; `"-"` for stdin. Defaults to `"-"`.
+        output_path: str. Output file; `"-"` for stdout. Defaults to `"-"`.
+        decoding: a `DecodingConfig`. Defaults to `DecodingConfig()`.
+        total: int or `None`. Number of input lines, for the progress display
+            (`count_lines`).
+        progress: a text stream for progress (e.g. stderr) or `None`.
+        errors: how invalid UTF-8 is read, as `read_lines`.
+        **batching: `batch_tokens`, `batch_size`, `chunk_size`, `length`,
+            `empty_output`, `verb`, `powers_of_two`, as `translate_lines`.
+
+    Returns:
+        The number of lines translated.
+    """
+    lines = read_lines(input_path, errors)
+    options = {"decoding": decoding, "total": total, "progress": progress}
+    if output_path == "-":
+        return translate_lines(translator, lines, **options, **batching)
+    partial = f"{output_path}.partial"
+    try:
+        output = open(partial, "w", encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"Cannot write {partial}: {error.strerror}") from None
+    try:
+        with output:
+            count = translate_lines(translator, lines, output, **options, **batching)
+    except OSError as error:
+        if is_disk_full(error):  # the partial file stays: the lines done so far
+            raise OSError(errno.ENOSPC, "The disk is full", partial) from error
+        raise
+    os.replace(partial, output_path)
+    return count
+
+
+def translate_lines(
+    translator,
+    lines,
+    output=None,
+    decoding=None,
+    batch_size=256,
+    total=None,
+    progress=None,
+    batch_tokens=4096,
+    chunk_size=CHUNK_LINES,
+    length=estimated_tokens,
+    empty_output="",
+    verb="translated",
+    powers_of_two=False,
+):
+    """Translates an iterable of lines in length-sorted batches, writing as it
+    goes, in input order.
+
+    Streaming: the lines are read `chunk_size` at a time (the input is never
+    held whole). Within a chunk, the lines are sorted by `length` and cut into
+    batches of at most `batch_size` lines whose padded size, lines times the
+    longest line's length, stays within `batch_tokens` (a longer line goes
+    alone), so that a batch pads little. After each batch the translations
+    of the chunk's first lines that are all done are written and flushed: a
+    run stopped mid-way leaves the first lines of the input translated, in
+    order.
+
+    With `decoding.n_best == 1` one translation per line; otherwise `n_best`
+    lines per input in the Moses n-best format `index ||| translation |||
+    score`, the index counting input lines from 0. An empty (or whitespace-only)
+    line is not sent to the translator: it gives `empty_output` (an empty
+    translation), score 0, as the exported translator gives it.
+
+    Args:
+        translator: from `load_translator`.
+        lines: iterable of str (line ends are stripped).
+        output: a text stream. Defaults to `sys.stdout` at call time.
+        decoding: a `DecodingConfig`. Defaults to `DecodingConfig()`.
+        batch_size: int. The most lines per call. Defaults to `256`.
+        total: int or `None`. Number of lines, for the progress display.
+        progress: a text stream for progress (e.g. stderr) or `None`.
+        batch_tokens: int. The budget of one call, in units of `length`,
+            padding included. Defaults to `4096`.
+        chunk_size: int. Lines sorted and batched together. Defaults to
+            `CHUNK_LINES`.
+        length: `fn(str) -> int`, a line's size for the budget. Defaults to
+            `estimated_tokens`.
+        empty_output: str. The output of an empty line. Defaults to `""`
+            (the parser's is `(TOP )`).
+        verb: str. The progress line's first word. Defaults to
+            `"translated"`.
+        powers_of_two: bool. Every batch holds a power of two of lines (the
+            parser's: few shapes for its search to compile). Defaults to
+            `False`.
+
+    Returns:
+        The number of lines translated.
+
+    Example:
+
+    >>> translator, decoding = load_translator(export_dir="export/1")
+    >>> with open("out.txt", "w", encoding="utf-8") as out:
+    ...     translate_lines(translator, ["Hello world.", ""], out, decoding)
+    2
+    """
+    check_positive_int("batch_size", batch_size)
+    check_positive_int("batch_tokens", batch_tokens)
+    check_positive_int("chunk_size", chunk_size)
+    decoding = DecodingConfig() if decoding is None else decoding
+    output = sys.stdout if output is None else output
+    meter = None if progress is None else ProgressLine(progress, total, verb=verb)
+    count = 0
+    try:
+        for chunk in _chunks(lines, chunk_size):
+            _translate_chunk(
+                translator,
+                chunk,
+                count,
+                output,
+                decoding,
+                lambda todo: _length_batches(
+                    todo, length, batch_tokens, batch_size, powers_of_two
+                ),
+                meter,
+                empty_output,
+            )
+            count += len(chunk)
+    finally:  # also after a failure: the count so far, and the line ended
+        if meter is not None:
+            meter.close()
+    return count
+
+
+def _chunks(lines, chunk_size):
+    """Lists of up to `chunk_size` lines, line ends stripped."""
+    lines = iter(lines)
+    while True:
+        chunk = [line.rstrip("\r\n") for line in itertools.islice(lines, chunk_size)]
+        if not chunk:
+            return
+        yield chunk
+
+
+def _length_batches(items, length, batch_tokens, batch_size, powers_of_two=False):
+    """`(index, text)` items sorted by `length` (then index), in batches of at
+    most `batch_size` whose count times the longest length stays within
+    `batch_tokens`; a line over the budget forms a batch alone. With
+    `powers_of_two`, every batch holds a power of two of lines (the lines
+    past the largest power of two that fits go on to the next batch), so that
+    a search compiled per batch shape meets few shapes."""
+    batch = []
+    for size, index, text in sorted((length(text), i, text) for i, text in items):
+        # Sorted: this line is the longest of the batch it joins.
+        while batch and (
+            (len(batch) + 1) * max(size, 1) > batch_tokens or len(batch) == batch_size
+        ):
+            keep = _floor_power_of_two(len(batch)) if powers_of_two else len(batch)
+            yield batch[:keep]
+            batch = batch[keep:]
+        batch.append((index, text))
+    while batch:
+        keep = _floor_power_of_two(len(batch)) if powers_of_two else len(batch)
+        yield batch[:keep]
+        batch = batch[keep:]
+
+
+def _floor_power_of_two(count):
+    """The largest power of two not over `count` (>= 1)."""
+    return 1 << (count.bit_length() - 1)
+
+
+def _translate_chunk(
+    translator, chunk, first, output, decoding, batches, meter, empty_output=""
+):
+    """Translates one chunk, writing each ready prefix (see `translate_lines`);
+    `first` is the input index of its first line."""
+    n_best = decoding.n_best
+    results = [None] * len(chunk)  # (translations [n], scores [n]) per line
+    todo = []
+    for i, text in enumerate(chunk):
+        if text.strip():
+            todo.append((i, text))
+        else:
+            results[i] = ([empty_output] * n_best, [0.0] * n_best)
+    written = _write_ready(results, 0, first, output, n_best)
+    if meter is not None:
+        meter.update(len(chunk) - len(todo))
+    for batch in batches(todo):
+        translations, scores = translator([text for _, text in batch], decoding)
+        for (i, _), row, row_scores in zip(batch, translations, scores, strict=True):
+            results[i] = (row, row_scores)
+        written = _write_ready(results, written, first, output, n_best)
+        if meter is not None:
+            meter.update(len(batch))
+
+
+def _write_ready(results, start, first, output, n_best):
+    """Writes `results[start:end]`, `end` the first line not done yet, and
+    flushes; returns `end`."""
+    end = start
+    rows = []
+    while end < len(results) and results[end] is not None:
+        translations, scores = results[end]
+        if n_best == 1:
+            rows.append(f"{translations[0]}\n")
+        else:
+            for text, score in zip(translations, scores, strict=True):
+                rows.append(f"{first + end} ||| {text} ||| {score:.4f}\n")
+        end += 1
+    if rows:
+        output.write("".join(rows))
+        output.flush()
+    return end
