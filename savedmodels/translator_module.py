@@ -36,7 +36,7 @@ Choices, all recorded in `BUILD_NOTES.md`:
   the command line passes the recipe's training length); `translate_ids`
   keeps the first `max_input_length` columns.
 - **A buffer per batch**: the decoding buffer has S + `max_extra_length`
-  positions rounded up to a multiple of `BUFFER_STEP` (16), S the request's
+  positions rounded up to a multiple of `translator_search.BUFFER_STEP` (16), S the request's
   longest source (its padded width) and `max_extra_length` the request's
   (`decoding_buffer_length`). The buffer size is a run-time tensor (the
   searches run in TensorFlow graph mode, not XLA: on CPU graph mode decodes
@@ -59,17 +59,20 @@ Choices, all recorded in `BUILD_NOTES.md`:
 Notation: B batch, S source length, K beams, n n-best, T target length.
 """
 
-import dataclasses
-
 import keras
 import tensorflow as tf
 
 from keras_transformer.decoding.bracket_constraint import tree_length_limit
 from keras_transformer.decoding.decoding_config import DecodingConfig
-from keras_transformer.decoding.translate import translate
 from keras_transformer.validation import check_non_negative_int, check_positive_int
 from pipelines import encode_sources
-from pipelines.special_tokens import BOS_ID, EOS_ID, PAD_ID
+from pipelines.special_tokens import EOS_ID, PAD_ID
+from savedmodels.translator_search import (
+    check_request,
+    decoding_buffer_length,
+    make_search,
+    reduce_max_or_zero,
+)
 
 SCALAR_SPECS = {
     "beam_size": tf.TensorSpec([], tf.int32, name="beam_size"),
@@ -78,9 +81,6 @@ SCALAR_SPECS = {
     "n_best": tf.TensorSpec([], tf.int32, name="n_best"),
 }
 TEXT_SPEC = tf.TensorSpec([None], tf.string, name="text")
-# Decoding buffers are multiples of this many positions
-# (`decoding_buffer_length`).
-BUFFER_STEP = 16
 IDS_SPEC = tf.TensorSpec([None, None], tf.int32, name="source_ids")
 
 
@@ -204,7 +204,7 @@ class TranslatorModule(tf.Module):
         if target_tokenizer is not None:
             self.target_tokenizer = target_tokenizer
         self.model_variables = [v.value for v in model.variables]
-        self._search = _make_search(model, decoding, max_beam_size, constraint)
+        self._search = make_search(model, decoding, max_beam_size, constraint)
 
         self.serving_default = tf.function(
             self._serving_default, input_signature=[TEXT_SPEC], autograph=False
@@ -276,7 +276,7 @@ class TranslatorModule(tf.Module):
     ):
         """Checks the request, searches, keeps n best, blanks empty inputs
         (`word_counts` [B]: a parser's words, for its `BracketConstraint`)."""
-        checks = _check_request(
+        checks = check_request(
             beam_size,
             alpha,
             max_extra_length,
@@ -291,7 +291,7 @@ class TranslatorModule(tf.Module):
         )
         if word_counts is not None:
             # A parse: the batch's longest tree bounds the buffer.
-            longest = _reduce_max_or_zero(tree_length_limit(word_counts))
+            longest = reduce_max_or_zero(tree_length_limit(word_counts))
             buffer_length = tf.minimum(
                 buffer_length, decoding_buffer_length(longest, 0, buffer_length)
             )
@@ -317,92 +317,4 @@ class TranslatorModule(tf.Module):
         scores = tf.where(is_empty[:, None], tf.zeros_like(scores), scores)
         # [B, n, T] -> [B, n, T'], T' the longest hypothesis of the batch
         lengths = tf.reduce_sum(tf.cast(tf.not_equal(ids, PAD_ID), tf.int32), -1)
-        return ids[:, :, : _reduce_max_or_zero(lengths)], scores
-
-
-def decoding_buffer_length(source_length, max_extra_length, max_buffer_length):
-    """The decoding buffer of a request whose longest source has
-    `source_length` positions: `source_length + max_extra_length` rounded up
-    to a multiple of `BUFFER_STEP`, at least 1 (an empty batch) and at most
-    `max_buffer_length`. Python ints or scalar int32 tensors."""
-    step = BUFFER_STEP
-    rounded = (source_length + max_extra_length + step - 1) // step * step
-    if isinstance(rounded, int):
-        return min(max(rounded, 1), max_buffer_length)
-    return tf.clip_by_value(rounded, 1, max_buffer_length)
-
-
-def _reduce_max_or_zero(x):
-    """The largest element of `x`, 0 when `x` is empty (a batch of 0)."""
-    return tf.reduce_max(tf.concat([tf.reshape(x, [-1]), [0]], axis=0))
-
-
-def _check_request(beam_size, alpha, max_extra_length, n_best, max_beam_size, limit):
-    """Graph assertions on the per-request parameters (InvalidArgument)."""
-    if isinstance(beam_size, int):  # serving_default: validated at export
-        return []
-    return [
-        tf.debugging.assert_greater_equal(
-            beam_size, 1, message="beam_size must be >= 1"
-        ),
-        tf.debugging.assert_less_equal(
-            beam_size,
-            max_beam_size,
-            message=f"beam_size must be <= max_beam_size={max_beam_size}",
-        ),
-        tf.debugging.assert_greater_equal(n_best, 1, message="n_best must be >= 1"),
-        tf.debugging.assert_less_equal(
-            n_best, beam_size, message="n_best must be <= beam_size"
-        ),
-        tf.debugging.assert_greater_equal(alpha, 0.0, message="alpha must be >= 0"),
-        tf.debugging.assert_all_finite(alpha, message="alpha must be finite"),
-        tf.debugging.assert_greater_equal(
-            max_extra_length, 0, message="max_extra_length must be >= 0"
-        ),
-        tf.debugging.assert_less_equal(
-            max_extra_length,
-            limit,
-            message=f"max_extra_length must be <= max_extra_length_limit={limit}",
-        ),
-    ]
-
-
-def _make_search(model, decoding, max_beam_size, constraint=None):
-    """`{K: fn(source_ids, alpha, max_extra_length, buffer_length, word_counts)
-    -> (ids [B, K_max, T], scores [B, K_max])}`, Python `translate` with
-    `decoding` at beam size K (and `constraint`, over `word_counts`) on a
-    buffer of `buffer_length` (a scalar tensor) positions, padded to
-    `max_beam_size` hypotheses (score -inf) so that every K has one shape."""
-
-    def search(beam_size):
-        def fn(source_ids, alpha, max_extra_length, buffer_length, word_counts):
-            if not isinstance(alpha, float):
-                # Checked in the graph by `_check_request`.
-                alpha = tf.cast(alpha, tf.float32)
-            config = dataclasses.replace(
-                decoding,
-                beam_size=beam_size,
-                alpha=alpha,
-                max_extra_length=max_extra_length,
-                n_best=1,
-            )
-            ids, scores = translate(
-                model,
-                source_ids,
-                config,
-                bos_id=BOS_ID,
-                eos_id=EOS_ID,
-                max_length=tf.cast(buffer_length, tf.int32),
-                constraint=constraint,
-                word_counts=word_counts,
-            )
-            missing = max_beam_size - beam_size
-            ids = tf.pad(ids, [[0, 0], [0, missing], [0, 0]])
-            scores = tf.pad(
-                scores, [[0, 0], [0, missing]], constant_values=float("-inf")
-            )
-            return ids, scores
-
-        return fn
-
-    return {k: search(k) for k in range(1, max_beam_size + 1)}
+        return ids[:, :, : reduce_max_or_zero(lengths)], scores

@@ -20,7 +20,7 @@ import numpy as np
 import tensorflow as tf
 
 from pipelines.special_tokens import PAD_ID
-from savedmodels.translator_module import decoding_buffer_length
+from savedmodels.translator_search import decoding_buffer_length
 
 WARMUP_PATH = os.path.join("assets.extra", "tf_serving_warmup_requests")
 # TF Serving reads at most this many records.
@@ -74,7 +74,7 @@ def warmup_requests(module):
 
 def single_sentence_texts(module):
     """`{buffer length: text}`: for each decoding buffer size
-    (`translator_module.decoding_buffer_length`) that one sentence sent to
+    (`translator_search.decoding_buffer_length`) that one sentence sent to
     `serving_default` can get, the shortest of the warm-up sentence's words
     repeated that gets it."""
     words = WARMUP_TEXTS[0].split()

@@ -1,5 +1,6 @@
 """The README's code examples run (each block that is self-contained)."""
 
+import ast
 import gzip
 import io
 import json
@@ -19,6 +20,22 @@ README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
 
 def _python_blocks():
     return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+
+
+def test_every_import_in_the_readme_works():
+    # Each import statement of the README's Python blocks (multi-line
+    # parenthesised ones included), run on its own.
+    statements = []
+    for block in _python_blocks():
+        tree = ast.parse(block)
+        statements += [
+            ast.get_source_segment(block, node)
+            for node in tree.body
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+        ]
+    assert len(statements) >= 8
+    for statement in statements:
+        exec(statement, {})
 
 
 def test_layer_reuse_example_builds_a_working_model():

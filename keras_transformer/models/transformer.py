@@ -1,5 +1,7 @@
 """The encoder-decoder Transformer as a functional Keras model (paper §3)."""
 
+import inspect
+
 import keras
 from keras import ops
 
@@ -18,21 +20,15 @@ from keras_transformer.layers.sinusoidal_position_encoding import (
 )
 from keras_transformer.layers.transformer_decoder_block import TransformerDecoderBlock
 from keras_transformer.layers.transformer_encoder_block import TransformerEncoderBlock
+from keras_transformer.models.attention_scores import AttentionScores
 from keras_transformer.models.cached_decoding import CachedDecoding
 from keras_transformer.models.chunked_loss_training import ChunkedLossTraining
+from keras_transformer.models.special_ids import BOS_ID, EOS_ID, PAD_ID  # noqa: F401
 from keras_transformer.validation import check_one_of, check_positive_int
-
-# The special ids the model and the searches rely on: padding (masked out of
-# attention, loss and metrics), the decoder's first input and the end of a
-# sentence. They are the tokenizers' reserved ids (`pipelines.special_tokens`,
-# which this package may not import); a test checks that the two agree.
-PAD_ID = 0
-BOS_ID = 2
-EOS_ID = 3
 
 
 @keras.saving.register_keras_serializable(package="keras_transformer")
-class Transformer(CachedDecoding, ChunkedLossTraining, keras.Model):
+class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Model):
     """The Transformer of Figure 1: encoder stack, decoder stack, tied softmax.
 
     A functional model `{"source_ids": [B, S], "target_ids": [B, T]} -> logits
@@ -382,63 +378,12 @@ class Transformer(CachedDecoding, ChunkedLossTraining, keras.Model):
         )
         return decoder_output
 
-    def attention_scores(self, source_ids, target_ids, training=False):
-        """The attention weights of every layer for one teacher-forced pass.
-
-        Runs the same layers, weights and masks as the functional model (source
-        padding; causal and target padding in decoder self-attention), asking
-        each block for its softmax(Q K^T / sqrt(d_k)) weights (§3.2.1). Masked
-        positions are exactly zero. Used to draw pictures like the paper's
-        Figures 3-5 (`keras_transformer.visualization`).
-
-        Args:
-            source_ids: int tensor `[B, S]`, 0 for padding.
-            target_ids: int tensor `[B, T]`, the target shifted right.
-            training: bool. Whether dropout is active. Defaults to `False`.
-
-        Returns:
-            A dict of lists with one tensor per layer, bottom layer first:
-            `"encoder"` self-attention `[B, H, S, S]`, `"decoder"`
-            self-attention `[B, H, T, T]` and `"cross"` (encoder-decoder)
-            attention `[B, H, T, S]`.
-        """
-        encoder_output, source_mask, encoder_scores = self._encode(
-            source_ids, training=training, return_attention_scores=True
-        )
-        _, _, decoder_scores = self._decode(
-            target_ids,
-            encoder_padding_mask=source_mask,
-            encoder_output=encoder_output,
-            target_padding_mask=padding_mask(target_ids, PAD_ID),
-            training=training,
-            return_attention_scores=True,
-            pointer=self._pointer(target_ids, source_ids, encoder_output),
-        )
-        return {"encoder": encoder_scores, **decoder_scores}
-
     def get_config(self):
         return {
             "name": self.name,
             "trainable": self.trainable,
             "dtype": keras.dtype_policies.serialize(self.dtype_policy),
-            "source_vocab_size": self.source_vocab_size,
-            "target_vocab_size": self.target_vocab_size,
-            "num_layers": self.num_layers,
-            "hidden_dim": self.hidden_dim,
-            "intermediate_dim": self.intermediate_dim,
-            "num_heads": self.num_heads,
-            "key_dim": self.key_dim,
-            "value_dim": self.value_dim,
-            "dropout": self.dropout,
-            "attention_dropout": self.attention_dropout,
-            "activation_dropout": self.activation_dropout,
-            "position_encoding": self.position_encoding,
-            "max_sequence_length": self.max_sequence_length,
-            "shared_embeddings": self.shared_embeddings,
-            "tie_output_embeddings": self.tie_output_embeddings,
-            "normalize_first": self.normalize_first,
-            "layer_norm_epsilon": self.layer_norm_epsilon,
-            "next_word_pointer": self.next_word_pointer,
+            **{field: getattr(self, field) for field in _config_fields()},
         }
 
     @classmethod
@@ -447,3 +392,9 @@ class Transformer(CachedDecoding, ChunkedLossTraining, keras.Model):
         if isinstance(config.get("dtype"), dict):
             config["dtype"] = keras.dtype_policies.deserialize(config["dtype"])
         return cls(**config)
+
+
+def _config_fields():
+    """The constructor's arguments, each kept as an attribute: `get_config`."""
+    parameters = inspect.signature(Transformer.__init__).parameters
+    return [name for name in parameters if name not in ("self", "dtype", "kwargs")]

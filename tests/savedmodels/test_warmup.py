@@ -10,7 +10,7 @@ import pytest
 import tensorflow as tf
 
 from pipelines import SentencePieceTokenizer
-from savedmodels.translator_module import decoding_buffer_length
+from savedmodels.translator_search import decoding_buffer_length
 from savedmodels.warmup import (
     MAX_WARMUP_RECORDS,
     WARMUP_PATH,

@@ -1,0 +1,102 @@
+"""The exported translator's search, apart from its module: the buffer a
+request decodes in, the request's checks in the graph, and the traced
+searches, one per beam size (`TranslatorModule`)."""
+
+import dataclasses
+
+import tensorflow as tf
+
+from keras_transformer.decoding.translate import translate
+from pipelines.special_tokens import BOS_ID, EOS_ID
+
+# Decoding buffers are multiples of this many positions
+# (`decoding_buffer_length`).
+BUFFER_STEP = 16
+
+
+def decoding_buffer_length(source_length, max_extra_length, max_buffer_length):
+    """The decoding buffer of a request whose longest source has
+    `source_length` positions: `source_length + max_extra_length` rounded up
+    to a multiple of `BUFFER_STEP`, at least 1 (an empty batch) and at most
+    `max_buffer_length`. Python ints or scalar int32 tensors."""
+    step = BUFFER_STEP
+    rounded = (source_length + max_extra_length + step - 1) // step * step
+    if isinstance(rounded, int):
+        return min(max(rounded, 1), max_buffer_length)
+    return tf.clip_by_value(rounded, 1, max_buffer_length)
+
+
+def reduce_max_or_zero(x):
+    """The largest element of `x`, 0 when `x` is empty (a batch of 0)."""
+    return tf.reduce_max(tf.concat([tf.reshape(x, [-1]), [0]], axis=0))
+
+
+def check_request(beam_size, alpha, max_extra_length, n_best, max_beam_size, limit):
+    """Graph assertions on the per-request parameters (InvalidArgument)."""
+    if isinstance(beam_size, int):  # serving_default: validated at export
+        return []
+    return [
+        tf.debugging.assert_greater_equal(
+            beam_size, 1, message="beam_size must be >= 1"
+        ),
+        tf.debugging.assert_less_equal(
+            beam_size,
+            max_beam_size,
+            message=f"beam_size must be <= max_beam_size={max_beam_size}",
+        ),
+        tf.debugging.assert_greater_equal(n_best, 1, message="n_best must be >= 1"),
+        tf.debugging.assert_less_equal(
+            n_best, beam_size, message="n_best must be <= beam_size"
+        ),
+        tf.debugging.assert_greater_equal(alpha, 0.0, message="alpha must be >= 0"),
+        tf.debugging.assert_all_finite(alpha, message="alpha must be finite"),
+        tf.debugging.assert_greater_equal(
+            max_extra_length, 0, message="max_extra_length must be >= 0"
+        ),
+        tf.debugging.assert_less_equal(
+            max_extra_length,
+            limit,
+            message=f"max_extra_length must be <= max_extra_length_limit={limit}",
+        ),
+    ]
+
+
+def make_search(model, decoding, max_beam_size, constraint=None):
+    """`{K: fn(source_ids, alpha, max_extra_length, buffer_length, word_counts)
+    -> (ids [B, K_max, T], scores [B, K_max])}`, Python `translate` with
+    `decoding` at beam size K (and `constraint`, over `word_counts`) on a
+    buffer of `buffer_length` (a scalar tensor) positions, padded to
+    `max_beam_size` hypotheses (score -inf) so that every K has one shape."""
+
+    def search(beam_size):
+        def fn(source_ids, alpha, max_extra_length, buffer_length, word_counts):
+            if not isinstance(alpha, float):
+                # Checked in the graph by `check_request`.
+                alpha = tf.cast(alpha, tf.float32)
+            config = dataclasses.replace(
+                decoding,
+                beam_size=beam_size,
+                alpha=alpha,
+                max_extra_length=max_extra_length,
+                n_best=1,
+            )
+            ids, scores = translate(
+                model,
+                source_ids,
+                config,
+                bos_id=BOS_ID,
+                eos_id=EOS_ID,
+                max_length=tf.cast(buffer_length, tf.int32),
+                constraint=constraint,
+                word_counts=word_counts,
+            )
+            missing = max_beam_size - beam_size
+            ids = tf.pad(ids, [[0, 0], [0, missing], [0, 0]])
+            scores = tf.pad(
+                scores, [[0, 0], [0, missing]], constant_values=float("-inf")
+            )
+            return ids, scores
+
+        return fn
+
+    return {k: search(k) for k in range(1, max_beam_size + 1)}
