@@ -6,7 +6,7 @@ the two baselines, parse speed, the repair rate. One JSON line per measure:
         [--searches xla graph]
 
 - `baseline`: F1 (all, len <= 40) of the flat and right-branching trees
-  (`pipelines.tree_baselines`), with the training trees' most frequent
+  (`pipelines.trees.tree_baselines`), with the training trees' most frequent
   labels; the same scorer as the run's (EVALB-compatible, `COLLINS.prm`,
   gold tags on `XX` leaves).
 - `run`: for each beam size (beam 1 is greedy search) and search, F1,

@@ -35,16 +35,18 @@ never the reverse.
   are the baselines.
 """
 
-from pipelines import special_tokens, transforms
-from pipelines.batch_shapes import BatchShape, batch_shapes
-from pipelines.batching_config import BatchingConfig
-from pipelines.bucketing import geometric_bucket_lengths, token_budget_batch_sizes
-from pipelines.bundled import BUNDLED_CORPORA, bundled_corpus_path, load_bundled
-from pipelines.encode_sources import encode_sources
-from pipelines.filter_report import FILTER_REASONS, FilterReport
-from pipelines.graph_delinearization import delinearize_graph
-from pipelines.local_files import count_lines, read_parallel_files, read_parallel_tsv
-from pipelines.parallel_corpus import (
+from pipelines.text import transforms
+from pipelines.text.batch_shapes import BatchShape, batch_shapes
+from pipelines.text.batching_config import BatchingConfig
+from pipelines.text.bucketing import geometric_bucket_lengths, token_budget_batch_sizes
+from pipelines.text.bundled import BUNDLED_CORPORA, bundled_corpus_path, load_bundled
+from pipelines.text.filter_report import FILTER_REASONS, FilterReport
+from pipelines.text.local_files import (
+    count_lines,
+    read_parallel_files,
+    read_parallel_tsv,
+)
+from pipelines.text.parallel_corpus import (
     ON_BAD_LINE,
     BadLineError,
     CorpusPart,
@@ -56,26 +58,37 @@ from pipelines.parallel_corpus import (
     open_binary,
     scan_file,
 )
-from pipelines.pipeline import batch_tokenized, count_filtered, make_dataset
-from pipelines.sentencepiece_tokenizer import SentencePieceTokenizer
-from pipelines.special_tokens import BOS_ID, EOS_ID, PAD_ID, UNK_ID
-from pipelines.subword_tokenizer import SubwordTokenizer
-from pipelines.symbol_tokenizer import SymbolTokenizer
-from pipelines.tfds_source import load_tfds
-from pipelines.token_cache import read_token_cache, write_token_shard
-from pipelines.tokenizer_registry import (
+from pipelines.text.pipeline import batch_tokenized, count_filtered, make_dataset
+from pipelines.text.tfds_source import load_tfds
+from pipelines.text.token_cache import read_token_cache, write_token_shard
+from pipelines.text.training_texts import sample_texts
+from pipelines.tokenizers import special_tokens
+from pipelines.tokenizers.encode_sources import encode_sources
+from pipelines.tokenizers.sentencepiece_tokenizer import SentencePieceTokenizer
+from pipelines.tokenizers.special_tokens import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+from pipelines.tokenizers.subword_tokenizer import SubwordTokenizer
+from pipelines.tokenizers.symbol_tokenizer import SymbolTokenizer
+from pipelines.tokenizers.tokenizer_registry import (
     TOKENIZER_KINDS,
     load_tokenizer,
     tokenizer_class,
 )
-from pipelines.training_texts import sample_texts
-from pipelines.tree_baselines import (
+from pipelines.tokenizers.wordpiece_tokenizer import WordPieceTokenizer
+from pipelines.trees.graph_delinearization import delinearize_graph
+from pipelines.trees.tree import (
+    ROOT_LABEL,
+    Tree,
+    TreeSyntaxError,
+    parse_tree,
+    read_trees,
+)
+from pipelines.trees.tree_baselines import (
     baseline_labels,
     flat_tree,
     right_branching_tree,
 )
-from pipelines.tree_corpus import TreeCorpus
-from pipelines.tree_linearization import (
+from pipelines.trees.tree_corpus import TreeCorpus
+from pipelines.trees.tree_linearization import (
     RepairCounts,
     delinearize,
     linearize,
@@ -83,8 +96,8 @@ from pipelines.tree_linearization import (
     symbol_classes,
     target_symbols,
 )
-from pipelines.tree_normalisation import normalise_tree, strip_function_tags
-from pipelines.treebank import (
+from pipelines.trees.tree_normalisation import normalise_tree, strip_function_tags
+from pipelines.trees.treebank import (
     BUNDLED_TREEBANKS,
     WSJ_SPLITS,
     TreebankError,
@@ -94,8 +107,6 @@ from pipelines.treebank import (
     parse_sections,
     read_treebank,
 )
-from pipelines.trees import ROOT_LABEL, Tree, TreeSyntaxError, parse_tree, read_trees
-from pipelines.wordpiece_tokenizer import WordPieceTokenizer
 
 __all__ = [
     "ON_BAD_LINE",

@@ -29,15 +29,16 @@ Choices, all recorded in `BUILD_NOTES.md`:
   Python (the top n of
   one wide beam would give other hypotheses). Alpha and the extra length are
   ordinary tensors.
-- **Input length**: text becomes ids by `pipelines.encode_sources`, the path
+- **Input length**: text becomes ids by `pipelines.tokenizers.encode_sources`, the path
   training, evaluation and the command line take: pieces truncated to
   `max_input_length - 1`, then eos (so the model never sees more than
   `max_input_length` positions, by default the model's `max_sequence_length`;
   the command line passes the recipe's training length); `translate_ids`
   keeps the first `max_input_length` columns.
 - **A buffer per batch**: the decoding buffer has S + `max_extra_length`
-  positions rounded up to a multiple of `translator_search.BUFFER_STEP` (16), S the request's
-  longest source (its padded width) and `max_extra_length` the request's
+  positions rounded up to a multiple of `translator_search.BUFFER_STEP`
+  (16), S the request's longest source (its padded width) and
+  `max_extra_length` the request's
   (`decoding_buffer_length`). The buffer size is a run-time tensor (the
   searches run in TensorFlow graph mode, not XLA: on CPU graph mode decodes
   faster, `BUILD_NOTES.md`, "Export"), so a short request does not pay for
@@ -66,7 +67,7 @@ from keras_transformer.decoding.bracket_constraint import tree_length_limit
 from keras_transformer.decoding.decoding_config import DecodingConfig
 from keras_transformer.validation import check_non_negative_int, check_positive_int
 from pipelines import encode_sources
-from pipelines.special_tokens import EOS_ID, PAD_ID
+from pipelines.tokenizers.special_tokens import EOS_ID, PAD_ID
 from savedmodels.translator_search import (
     check_request,
     decoding_buffer_length,

@@ -7,7 +7,7 @@ import dataclasses
 import tensorflow as tf
 
 from keras_transformer.decoding.translate import translate
-from pipelines.special_tokens import BOS_ID, EOS_ID
+from pipelines.tokenizers.special_tokens import BOS_ID, EOS_ID
 
 # Decoding buffers are multiples of this many positions
 # (`decoding_buffer_length`).

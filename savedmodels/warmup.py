@@ -19,7 +19,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from pipelines.special_tokens import PAD_ID
+from pipelines.tokenizers.special_tokens import PAD_ID
 from savedmodels.translator_search import decoding_buffer_length
 
 WARMUP_PATH = os.path.join("assets.extra", "tf_serving_warmup_requests")

@@ -14,7 +14,7 @@ from pipelines import (
     make_dataset,
     read_parallel_tsv,
 )
-from pipelines.bundled import bundled_corpus_path
+from pipelines.text.bundled import bundled_corpus_path
 
 
 def test_a_few_fit_steps_on_the_bundled_fixture_reduce_the_loss():

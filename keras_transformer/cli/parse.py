@@ -134,7 +134,7 @@ def bracket_scores(gold, trees):
 
 def baseline_scores(recipe, gold):
     """`{"flat": scores, "right_branching": scores}` on `gold`: the two
-    baselines of `pipelines.tree_baselines`, labelled with the recipe's
+    baselines of `pipelines.trees.tree_baselines`, labelled with the recipe's
     training trees' most frequent labels, scored by `bracket_scores`."""
     train, _ = split_trees(recipe, recipe.train_split)
     top, inner = pipelines.baseline_labels(train)

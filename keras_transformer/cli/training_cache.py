@@ -77,7 +77,9 @@ def write_cache(
     progress = keras.utils.Progbar(total, unit_name="line", verbose=verbose)
     lines = 0
     raw = corpus.raw_pairs()
-    for index, chunk in enumerate(pipelines.parallel_corpus.chunks(raw, shard_pairs)):
+    for index, chunk in enumerate(
+        pipelines.text.parallel_corpus.chunks(raw, shard_pairs)
+    ):
         path = os.path.join(run.cache_dir, f"shard-{index:05d}.tfrecord")
         counts_path = f"{path}.json"
         if os.path.exists(counts_path) and os.path.exists(path):

@@ -2,7 +2,7 @@ import pytest
 import tensorflow as tf
 
 from pipelines import FILTER_REASONS, FilterReport
-from pipelines.filter_report import filter_reason, filter_reasons
+from pipelines.text.filter_report import filter_reason, filter_reasons
 
 
 def test_reason_codes():

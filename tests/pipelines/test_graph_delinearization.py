@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from pipelines.graph_delinearization import REPAIR_FIELDS, delinearize_graph
-from pipelines.tree_linearization import RepairCounts, delinearize, linearize
-from pipelines.treebank import load_bundled_trees
+from pipelines.trees.graph_delinearization import REPAIR_FIELDS, delinearize_graph
+from pipelines.trees.tree_linearization import RepairCounts, delinearize, linearize
+from pipelines.trees.treebank import load_bundled_trees
 
 RANDOM_CASES = 2000  # per mode
 BATCH = 500

@@ -15,7 +15,7 @@ from pipelines import (
     file_unchanged,
     scan_file,
 )
-from pipelines.parallel_corpus import chunks
+from pipelines.text.parallel_corpus import chunks
 
 
 def write(path, data: bytes):

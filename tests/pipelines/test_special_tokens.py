@@ -1,4 +1,4 @@
-from pipelines import special_tokens
+from pipelines.tokenizers import special_tokens
 
 
 def test_ids_are_fixed():

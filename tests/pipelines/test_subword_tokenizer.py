@@ -8,7 +8,7 @@ from pipelines import (
     SubwordTokenizer,
     WordPieceTokenizer,
 )
-from pipelines.tokenizer_artifact import content_fingerprint
+from pipelines.tokenizers.tokenizer_artifact import content_fingerprint
 
 
 class _Letters(SubwordTokenizer):

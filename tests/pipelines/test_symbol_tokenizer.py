@@ -19,7 +19,7 @@ from pipelines import (
     tokenizer_class,
     transforms,
 )
-from pipelines.tokenizer_artifact import content_fingerprint
+from pipelines.tokenizers.tokenizer_artifact import content_fingerprint
 
 # Ids 4-8 in this order.
 SYMBOLS = ["(NP", "(S", ")NP", ")S", "XX"]

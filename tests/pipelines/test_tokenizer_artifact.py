@@ -3,7 +3,7 @@ import json
 import pytest
 
 from pipelines import SentencePieceTokenizer, WordPieceTokenizer, load_tokenizer
-from pipelines.tokenizer_artifact import content_fingerprint, read_artifact
+from pipelines.tokenizers.tokenizer_artifact import content_fingerprint, read_artifact
 
 
 def test_fingerprint_depends_on_kind_and_content():

@@ -8,7 +8,7 @@ from pipelines import (
     load_tokenizer,
     tokenizer_class,
 )
-from pipelines.tokenizer_artifact import write_artifact
+from pipelines.tokenizers.tokenizer_artifact import write_artifact
 
 
 def test_kinds_map_to_their_classes():

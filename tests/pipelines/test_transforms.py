@@ -1,8 +1,8 @@
 import pytest
 import tensorflow as tf
 
-from pipelines import transforms
-from pipelines.special_tokens import EOS_ID
+from pipelines.text import transforms
+from pipelines.tokenizers.special_tokens import EOS_ID
 
 
 def _ragged_pairs(pairs):

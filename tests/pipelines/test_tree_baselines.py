@@ -3,8 +3,13 @@ import doctest
 import pytest
 
 from keras_transformer.evaluation import evalb
-from pipelines import load_bundled_trees, parse_tree, tree_baselines
-from pipelines.tree_baselines import baseline_labels, flat_tree, right_branching_tree
+from pipelines import load_bundled_trees, parse_tree
+from pipelines.trees import tree_baselines
+from pipelines.trees.tree_baselines import (
+    baseline_labels,
+    flat_tree,
+    right_branching_tree,
+)
 
 GOLD = parse_tree(
     "(TOP (S (NP (DT The) (NN cat)) (VP (VBD sat) (PP (IN on) (NP (DT the) "

@@ -10,11 +10,11 @@ from pipelines import (
     read_token_cache,
     retag,
     target_symbols,
-    tree_corpus,
     write_token_shard,
 )
-from pipelines.special_tokens import BOS_ID, EOS_ID
-from pipelines.tree_corpus import TreeCorpus
+from pipelines.tokenizers.special_tokens import BOS_ID, EOS_ID
+from pipelines.trees import tree_corpus
+from pipelines.trees.tree_corpus import TreeCorpus
 
 
 def test_docstring_example():

@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from pipelines.tree_linearization import (
+from pipelines.trees.tree import Tree, parse_tree
+from pipelines.trees.tree_linearization import (
     PLACEHOLDER,
     ROOT_LABEL,
     RepairCounts,
@@ -18,8 +19,7 @@ from pipelines.tree_linearization import (
     symbol_classes,
     target_symbols,
 )
-from pipelines.treebank import BUNDLED_TREEBANKS, load_bundled_trees
-from pipelines.trees import Tree, parse_tree
+from pipelines.trees.treebank import BUNDLED_TREEBANKS, load_bundled_trees
 
 GUM_TREES = 4636  # 3,707 + 438 + 491
 

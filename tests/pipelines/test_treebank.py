@@ -3,8 +3,9 @@ import re
 
 import pytest
 
-from pipelines.tree_normalisation import normalise_tree, strip_function_tags
-from pipelines.treebank import (
+from pipelines.trees.tree import TreeSyntaxError, parse_tree
+from pipelines.trees.tree_normalisation import normalise_tree, strip_function_tags
+from pipelines.trees.treebank import (
     BUNDLED_TREEBANKS,
     TreebankError,
     TreebankReport,
@@ -16,7 +17,6 @@ from pipelines.treebank import (
     read_treebank,
     wsj_files,
 )
-from pipelines.trees import TreeSyntaxError, parse_tree
 
 # Section 02, file 01: LDC's layout, multi-line, `( (S` and `((S`, a trace
 # leaving an empty subject, a trace leaving an empty SBAR, function tags,

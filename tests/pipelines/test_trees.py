@@ -1,6 +1,6 @@
 import pytest
 
-from pipelines.trees import Tree, TreeSyntaxError, parse_tree, read_trees
+from pipelines.trees.tree import Tree, TreeSyntaxError, parse_tree, read_trees
 
 SENTENCE = "(S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .))"
 

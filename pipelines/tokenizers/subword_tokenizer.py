@@ -15,8 +15,8 @@ from typing import ClassVar
 
 import tensorflow as tf
 
-from pipelines.special_tokens import NUM_RESERVED, PAD_ID
-from pipelines.tokenizer_artifact import (
+from pipelines.tokenizers.special_tokens import NUM_RESERVED, PAD_ID
+from pipelines.tokenizers.tokenizer_artifact import (
     content_fingerprint,
     read_artifact,
     write_artifact,
@@ -29,7 +29,7 @@ class SubwordTokenizer(tf.Module, metaclass=abc.ABCMeta):
     Subclasses set `kind` (the name an artefact records) and
     `default_vocab_size`, and implement `from_payload`, `_train_payload`,
     `tokenize`, `detokenize` and `id_to_piece`. Ids 0-3 are pad, unk, bos, eos
-    (`pipelines.special_tokens`); tokenizers never add bos/eos.
+    (`pipelines.tokenizers.special_tokens`); tokenizers never add bos/eos.
 
     Args:
         payload: bytes. The bytes that define the tokenizer; what `save`

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 
 import tensorflow as tf
 
-from pipelines.special_tokens import (
+from pipelines.tokenizers.special_tokens import (
     BOS_ID,
     EOS_ID,
     NUM_RESERVED,
@@ -29,7 +29,7 @@ from pipelines.special_tokens import (
     RESERVED_PIECES,
     UNK_ID,
 )
-from pipelines.subword_tokenizer import SubwordTokenizer
+from pipelines.tokenizers.subword_tokenizer import SubwordTokenizer
 
 
 def _vocabulary_payload(vocabulary: Sequence[str]) -> bytes:
@@ -43,7 +43,7 @@ class SymbolTokenizer(SubwordTokenizer):
     The target tokenizer of parsing (§6.3; Vinyals et al., 2015): one id per
     whitespace-separated symbol, no subwords. Pass it as `target_tokenizer`
     to `transforms.tokenize_pairs`; the source keeps a subword tokenizer.
-    Ids 0-3 are pad, unk, bos, eos (`pipelines.special_tokens`) and the
+    Ids 0-3 are pad, unk, bos, eos (`pipelines.tokenizers.special_tokens`) and the
     symbols follow from id 4 in the given order. Does not add bos/eos: the
     pipeline does. Saving, loading and the fingerprint are `SubwordTokenizer`'s;
     the payload is the whole vocabulary, special pieces included, as

@@ -32,8 +32,8 @@ import pathlib
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
-from pipelines.tree_normalisation import normalise_root
-from pipelines.trees import Tree, read_trees
+from pipelines.trees.tree import Tree, read_trees
+from pipelines.trees.tree_normalisation import normalise_root
 
 # The standard split of §6.3 (and of the parsing literature): split -> sections.
 WSJ_SPLITS = {"train": "02-21", "dev": "22", "test": "23"}
@@ -41,7 +41,7 @@ WSJ_SECTIONS = range(25)  # 00-24
 WSJ_FILE_PATTERN = re.compile(r"wsj_(\d\d)(\d\d)\.mrg", re.IGNORECASE)
 
 # Package data: installed next to this module (pyproject `package-data`).
-TREE_DATA_DIR = pathlib.Path(__file__).resolve().parent / "data"
+TREE_DATA_DIR = pathlib.Path(__file__).resolve().parent.parent / "data"
 # corpus -> splits of the bundled treebanks (`data/<corpus>/<split>.ptb.gz`).
 BUNDLED_TREEBANKS = {"gum": ("train", "dev", "test")}
 
@@ -50,7 +50,7 @@ PathLike = str | os.PathLike
 
 class TreebankError(ValueError):
     """A treebank that cannot be read: missing, empty, or not valid UTF-8
-    (malformed brackets raise `pipelines.trees.TreeSyntaxError`, also a
+    (malformed brackets raise `pipelines.trees.tree.TreeSyntaxError`, also a
     `ValueError`). The message names the file or directory, and the line."""
 
 
@@ -204,7 +204,7 @@ def read_tree_file(path: PathLike) -> Iterator[tuple[int, Tree]]:
     """Yields `(line, tree)` for each tree of one bracket file, as read
     (not normalised).
 
-    Any layout `pipelines.trees.read_trees` reads: LDC's multi-line `.mrg`
+    Any layout `pipelines.trees.tree.read_trees` reads: LDC's multi-line `.mrg`
     trees, one tree per line, blank lines between trees or not. A name ending
     in `.gz` is read through gzip.
 
@@ -214,7 +214,7 @@ def read_tree_file(path: PathLike) -> Iterator[tuple[int, Tree]]:
     Raises:
         TreebankError: the file is missing, not UTF-8 or holds no tree,
             naming it (and the line).
-        pipelines.trees.TreeSyntaxError: malformed brackets, naming the file
+        pipelines.trees.tree.TreeSyntaxError: malformed brackets, naming the file
             and line.
     """
     path = pathlib.Path(path)
@@ -266,7 +266,7 @@ def read_treebank(
             split or sections, or a split or sections without any directory.
         TreebankError: a missing file or directory, a directory without WSJ
             files of the sections, an empty or undecodable file.
-        pipelines.trees.TreeSyntaxError: malformed brackets, naming the file
+        pipelines.trees.tree.TreeSyntaxError: malformed brackets, naming the file
             and line.
     """
     paths = [paths] if isinstance(paths, str | os.PathLike) else list(paths)

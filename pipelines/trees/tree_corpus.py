@@ -3,7 +3,7 @@ its linearization), streamed with `ParallelCorpus`'s interface, so that
 parsing data goes through the same preparation as translation data
 (`decode_pairs`, `write_token_shard` with a whole-token target tokenizer).
 
->>> from pipelines.trees import parse_tree
+>>> from pipelines.trees.tree import parse_tree
 >>> corpus = TreeCorpus([parse_tree("(TOP (S (NP (NN Dogs)) (VP (VBP bark))))")], "x")
 >>> [(s.decode(), t.decode()) for _, s, t in corpus.raw_pairs()]
 [('Dogs bark', '(S (NP XX )NP (VP XX )VP )S')]
@@ -13,8 +13,8 @@ parsing data goes through the same preparation as translation data
 
 from collections.abc import Iterable, Iterator
 
-from pipelines.tree_linearization import linearize
-from pipelines.trees import Tree
+from pipelines.trees.tree import Tree
+from pipelines.trees.tree_linearization import linearize
 
 
 class TreeCorpus:

@@ -11,9 +11,9 @@ import dataclasses
 
 import tensorflow as tf
 
-from pipelines.batching_config import BatchingConfig
-from pipelines.bucketing import pair_batch_sizes
-from pipelines.transforms import bucket_pair_key
+from pipelines.text.batching_config import BatchingConfig
+from pipelines.text.bucketing import pair_batch_sizes
+from pipelines.text.transforms import bucket_pair_key
 
 
 @dataclasses.dataclass(frozen=True, order=True)

@@ -24,7 +24,7 @@ import hashlib
 import json
 import os
 
-from pipelines.special_tokens import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+from pipelines.tokenizers.special_tokens import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 
 FORMAT = "pipelines.tokenizer"
 VERSION = 1

@@ -46,8 +46,8 @@ import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 
-from pipelines.special_tokens import RESERVED_PIECES
-from pipelines.trees import ROOT_LABEL, Tree
+from pipelines.tokenizers.special_tokens import RESERVED_PIECES
+from pipelines.trees.tree import ROOT_LABEL, Tree
 
 PLACEHOLDER = "XX"  # a word's leaf symbol, and its tag in the trees built back
 
@@ -135,7 +135,7 @@ def linearize(
 
     Example:
 
-    >>> from pipelines.trees import parse_tree
+    >>> from pipelines.trees.tree import parse_tree
     >>> linearize(parse_tree("(TOP (S (NP (PRP I)) (VP (VBD ran))))"))
     (('I', 'ran'), ('(S', '(NP', 'XX', ')NP', '(VP', 'XX', ')VP', ')S'))
     """
@@ -381,7 +381,7 @@ def target_symbols(trees: Iterable[Tree], tags: bool = False) -> tuple[str, ...]
 
     Example:
 
-    >>> from pipelines.trees import parse_tree
+    >>> from pipelines.trees.tree import parse_tree
     >>> target_symbols([parse_tree("(TOP (S (NP (PRP I)) (VP (VBD ran))))")])
     ('(NP', '(S', '(VP', ')NP', ')S', ')VP', 'XX')
     """

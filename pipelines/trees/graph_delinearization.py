@@ -2,7 +2,7 @@
 
 The paper's parser (§6.3, after Vinyals et al. (2015), "Grammar as a Foreign
 Language") emits a tree as bracket symbols with one `XX` (or tag) per word.
-`pipelines.tree_linearization.delinearize` turns such a sequence back into a
+`pipelines.trees.tree_linearization.delinearize` turns such a sequence back into a
 tree in Python; an exported model served by TF Serving runs TensorFlow ops
 only, so `delinearize_graph` does the same with graph ops and returns exactly
 `str(delinearize(symbols, words, tags)[0])` and the `RepairCounts` fields, for
@@ -31,9 +31,9 @@ import dataclasses
 
 import tensorflow as tf
 
-from pipelines.special_tokens import RESERVED_PIECES
-from pipelines.tree_linearization import PLACEHOLDER, RepairCounts
-from pipelines.trees import ROOT_LABEL
+from pipelines.tokenizers.special_tokens import RESERVED_PIECES
+from pipelines.trees.tree import ROOT_LABEL
+from pipelines.trees.tree_linearization import PLACEHOLDER, RepairCounts
 
 # The `RepairCounts` fields, in dataclass order: the columns of `repairs`.
 REPAIR_FIELDS = tuple(field.name for field in dataclasses.fields(RepairCounts))
@@ -55,7 +55,7 @@ def delinearize_graph(
 ) -> tuple[tf.Tensor, tf.Tensor]:
     """Trees in Penn Treebank brackets from symbol sequences, in graph ops.
 
-    The graph twin of `pipelines.tree_linearization.delinearize` (§6.3,
+    The graph twin of `pipelines.trees.tree_linearization.delinearize` (§6.3,
     Vinyals et al. 2015): for every sentence it gives the same string as
     `str(delinearize(symbols, words, tags)[0])`, with the same repairs of
     invalid decoder output (see that function), counted the same way. It

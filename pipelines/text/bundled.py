@@ -9,10 +9,10 @@ import pathlib
 
 import tensorflow as tf
 
-from pipelines.local_files import read_parallel_tsv
+from pipelines.text.local_files import read_parallel_tsv
 
 # Package data: installed next to this module (pyproject `package-data`).
-DATA_DIR = pathlib.Path(__file__).resolve().parent / "data"
+DATA_DIR = pathlib.Path(__file__).resolve().parent.parent / "data"
 
 DEFAULT_CORPUS = "libreoffice_help"
 DEFAULT_LANGUAGE_PAIR = "en-de"

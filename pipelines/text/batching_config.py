@@ -2,7 +2,7 @@
 
 import dataclasses
 
-from pipelines.bucketing import geometric_bucket_lengths, token_budget_batch_sizes
+from pipelines.text.bucketing import geometric_bucket_lengths, token_budget_batch_sizes
 
 ELEMENT_FORMATS = ("dict", "tuple")
 

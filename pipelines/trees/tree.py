@@ -23,8 +23,8 @@ import re
 from collections.abc import Iterator
 
 _TOKEN = re.compile(r"\(|\)|[^\s()]+")
-# The root label of a normalised tree (`pipelines.tree_normalisation`) and of
-# every tree `pipelines.tree_linearization.delinearize` builds.
+# The root label of a normalised tree (`pipelines.trees.tree_normalisation`) and of
+# every tree `pipelines.trees.tree_linearization.delinearize` builds.
 ROOT_LABEL = "TOP"
 
 

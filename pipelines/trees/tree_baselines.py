@@ -17,8 +17,8 @@ with one label each.
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from pipelines.tree_linearization import PLACEHOLDER
-from pipelines.trees import ROOT_LABEL, Tree
+from pipelines.trees.tree import ROOT_LABEL, Tree
+from pipelines.trees.tree_linearization import PLACEHOLDER
 
 
 def _leaves(words: Sequence[str]) -> tuple[Tree, ...]:

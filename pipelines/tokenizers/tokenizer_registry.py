@@ -10,11 +10,11 @@ target vocabulary of parsing (§6.3), used as a separate target tokenizer.
 import os
 import types
 
-from pipelines.sentencepiece_tokenizer import SentencePieceTokenizer
-from pipelines.subword_tokenizer import SubwordTokenizer
-from pipelines.symbol_tokenizer import SymbolTokenizer
-from pipelines.tokenizer_artifact import read_artifact
-from pipelines.wordpiece_tokenizer import WordPieceTokenizer
+from pipelines.tokenizers.sentencepiece_tokenizer import SentencePieceTokenizer
+from pipelines.tokenizers.subword_tokenizer import SubwordTokenizer
+from pipelines.tokenizers.symbol_tokenizer import SymbolTokenizer
+from pipelines.tokenizers.tokenizer_artifact import read_artifact
+from pipelines.tokenizers.wordpiece_tokenizer import WordPieceTokenizer
 
 # Read-only: kind name -> `SubwordTokenizer` subclass, in a stable order.
 TOKENIZER_KINDS = types.MappingProxyType(

@@ -2,11 +2,11 @@
 do before training and scoring: `-NONE-` traces and the constituents they
 leave empty are removed, function tags and indices are stripped (`NP-SBJ-1`
 -> `NP`, `NP=2` -> `NP`; a label starting with '-', such as `-LRB-`, is kept
-whole) and the root is labelled `TOP` (`pipelines.trees.ROOT_LABEL`)."""
+whole) and the root is labelled `TOP` (`pipelines.trees.tree.ROOT_LABEL`)."""
 
 import re
 
-from pipelines.trees import ROOT_LABEL, Tree
+from pipelines.trees.tree import ROOT_LABEL, Tree
 
 # Root labels that `normalise_tree` relabels `TOP` rather than wraps: LDC's
 # unlabelled outer bracket, Stanford's and GUM's `ROOT`, and `TOP` itself.

@@ -16,7 +16,7 @@ Three passes over the files, each streaming:
    first, naming the file and line; `"skip"` drops it and counts it by reason
    (`pipelines.FILTER_REASONS`).
 3. The token-level checks (too long, length ratio) follow tokenization
-   (`pipelines.token_cache`).
+   (`pipelines.text.token_cache`).
 
 Every pair carries a `line_id` (part index and line number), from which
 `ParallelCorpus.origin` names the file and line of an error.
@@ -36,7 +36,7 @@ from collections.abc import Iterable, Iterator
 
 import tensorflow as tf
 
-from pipelines.filter_report import REASON_MESSAGES
+from pipelines.text.filter_report import REASON_MESSAGES
 
 PathLike = str | os.PathLike
 ON_BAD_LINE = ("skip", "fail")

@@ -54,9 +54,9 @@ Example:
 
 import tensorflow as tf
 
-from pipelines import transforms
-from pipelines.batching_config import BatchingConfig
-from pipelines.filter_report import FILTER_REASONS, FilterReport, filter_reason
+from pipelines.text import transforms
+from pipelines.text.batching_config import BatchingConfig
+from pipelines.text.filter_report import FILTER_REASONS, FilterReport, filter_reason
 
 
 def make_dataset(

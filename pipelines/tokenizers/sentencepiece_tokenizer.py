@@ -21,7 +21,7 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 from sentencepiece import sentencepiece_model_pb2
 
-from pipelines.special_tokens import (
+from pipelines.tokenizers.special_tokens import (
     BOS_ID,
     BOS_PIECE,
     EOS_ID,
@@ -31,7 +31,7 @@ from pipelines.special_tokens import (
     UNK_ID,
     UNK_PIECE,
 )
-from pipelines.subword_tokenizer import SubwordTokenizer
+from pipelines.tokenizers.subword_tokenizer import SubwordTokenizer
 
 
 def _without_thread_count(model_proto: bytes) -> bytes:
@@ -50,7 +50,7 @@ class SentencePieceTokenizer(SubwordTokenizer):
     """A SentencePiece model as a `tf.Module`: strings <-> int32 ids.
 
     Does not add bos/eos: the pipeline does. Ids 0-3 are pad, unk, bos, eos
-    (`pipelines.special_tokens`). Saving, loading and the fingerprint are
+    (`pipelines.tokenizers.special_tokens`). Saving, loading and the fingerprint are
     `SubwordTokenizer`'s; the payload is the model proto.
 
     Caveat (tensorflow-text 2.21): `tf.random.set_seed` (so also
@@ -62,7 +62,7 @@ class SentencePieceTokenizer(SubwordTokenizer):
 
     Args:
         model_proto: bytes. A serialized SentencePiece model whose special ids
-            are those of `pipelines.special_tokens`.
+            are those of `pipelines.tokenizers.special_tokens`.
         name: str. Module name. Defaults to `"sentencepiece_tokenizer"`.
 
     Example:

@@ -16,10 +16,10 @@ from collections.abc import Callable
 
 import tensorflow as tf
 
-from pipelines.bucketing import pair_batch_sizes
-from pipelines.encode_sources import encode_sources
-from pipelines.filter_report import filter_reason
-from pipelines.special_tokens import BOS_ID, EOS_ID, PAD_ID
+from pipelines.text.bucketing import pair_batch_sizes
+from pipelines.text.filter_report import filter_reason
+from pipelines.tokenizers.encode_sources import encode_sources
+from pipelines.tokenizers.special_tokens import BOS_ID, EOS_ID, PAD_ID
 
 Transform = Callable[[tf.data.Dataset], tf.data.Dataset]
 AUTOTUNE = tf.data.AUTOTUNE
@@ -110,7 +110,7 @@ def bucket_by_token_budget(
     pair gets empty rows (all padding) up to the pair's batch size, so every
     batch of a bucket pair has one shape, `(batch_sizes[max(i, j)],
     bucket_lengths[i], bucket_lengths[j])`: a bounded set of shapes for XLA
-    and TPUs (`pipelines.batch_shapes` lists those of a corpus). Empty rows
+    and TPUs (`pipelines.text.batch_shapes` lists those of a corpus). Empty rows
     carry no target token, so the loss, its gradient and the token counts
     ignore them. Either way an epoch yields every pair once.
 

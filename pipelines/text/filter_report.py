@@ -3,7 +3,7 @@
 Reasons of two kinds, counted in one report: token-level ones, decided in the
 graph after tokenization (`filter_reason`: an empty side, a side over the
 length limit, a length ratio over its limit), and text-level ones, decided
-while the files are read (`pipelines.parallel_corpus.decode_pairs`: invalid
+while the files are read (`pipelines.text.parallel_corpus.decode_pairs`: invalid
 UTF-8, a TSV line without exactly one tab).
 """
 

@@ -2,7 +2,7 @@
 files or one TSV file.
 
 The files are checked first, in one streaming pass, by the readers of
-`pipelines.parallel_corpus` (the checks `prepare` runs): a missing or empty
+`pipelines.text.parallel_corpus` (the checks `prepare` runs): a missing or empty
 file, a line-count mismatch between two files (both counts named), invalid
 UTF-8 or a TSV line without exactly one tab (file and line named) raise.
 Nothing is dropped here: pairs with an empty side are kept and later filtered
@@ -14,7 +14,7 @@ import os
 
 import tensorflow as tf
 
-from pipelines.parallel_corpus import (
+from pipelines.text.parallel_corpus import (
     CorpusPart,
     ParallelCorpus,
     decode_pairs,

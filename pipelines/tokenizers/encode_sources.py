@@ -3,7 +3,7 @@ ids for training, evaluation, translation and the exported SavedModel."""
 
 import tensorflow as tf
 
-from pipelines.special_tokens import EOS_ID
+from pipelines.tokenizers.special_tokens import EOS_ID
 
 
 def encode_sources(tokenizer, texts, max_length: int | None = None) -> tf.RaggedTensor:

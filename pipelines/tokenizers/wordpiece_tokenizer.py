@@ -20,7 +20,7 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 from tensorflow_text.tools.wordpiece_vocab import wordpiece_tokenizer_learner_lib
 
-from pipelines.special_tokens import (
+from pipelines.tokenizers.special_tokens import (
     BOS_ID,
     EOS_ID,
     NUM_RESERVED,
@@ -29,7 +29,7 @@ from pipelines.special_tokens import (
     UNK_ID,
     UNK_PIECE,
 )
-from pipelines.subword_tokenizer import SubwordTokenizer
+from pipelines.tokenizers.subword_tokenizer import SubwordTokenizer
 
 SUFFIX_INDICATOR = "##"
 
@@ -48,7 +48,8 @@ class WordPieceTokenizer(SubwordTokenizer):
 
     Args:
         vocabulary: list of str. Pieces in id order; suffix pieces start with
-            `##`; the first four are `pipelines.special_tokens.RESERVED_PIECES`.
+            `##`; the first four are
+            `pipelines.tokenizers.special_tokens.RESERVED_PIECES`.
         name: str. Module name. Defaults to `"wordpiece_tokenizer"`.
     """
 

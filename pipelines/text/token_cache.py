@@ -21,11 +21,11 @@ from collections import Counter
 import numpy as np
 import tensorflow as tf
 
-from pipelines import transforms
-from pipelines.batching_config import BatchingConfig
-from pipelines.encode_sources import encode_sources
-from pipelines.filter_report import FILTER_REASONS, filter_reasons
-from pipelines.parallel_corpus import bad_line, check_on_bad_line
+from pipelines.text import transforms
+from pipelines.text.batching_config import BatchingConfig
+from pipelines.text.filter_report import FILTER_REASONS, filter_reasons
+from pipelines.text.parallel_corpus import bad_line, check_on_bad_line
+from pipelines.tokenizers.encode_sources import encode_sources
 
 
 def write_token_shard(
@@ -44,7 +44,7 @@ def write_token_shard(
 
     Args:
         pairs: list of `(line_id, source, target)` (str sides, from
-            `pipelines.parallel_corpus.decode_pairs`).
+            `pipelines.text.parallel_corpus.decode_pairs`).
         tokenizer: the shared tokenizer (§5.1), or the source's.
         config: `BatchingConfig`; its `max_train_length`, `max_length_ratio`
             and `tokenize_batch_size` are read.
@@ -60,7 +60,7 @@ def write_token_shard(
         A `Counter` of the pairs by `FILTER_REASONS` name (`"kept"` included).
 
     Raises:
-        pipelines.parallel_corpus.BadLineError: under `"fail"`.
+        pipelines.text.parallel_corpus.BadLineError: under `"fail"`.
     """
     check_on_bad_line(on_bad_line)
     origin = origin or str
