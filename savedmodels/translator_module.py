@@ -29,7 +29,7 @@ Choices, all recorded in `BUILD_NOTES.md`:
   Python (the top n of
   one wide beam would give other hypotheses). Alpha and the extra length are
   ordinary tensors.
-- **Input length**: text becomes ids by `pipelines.tokenizers.encode_sources`, the path
+- **Input length**: text becomes ids by `pipelines.encode_sources`, the path
   training, evaluation and the command line take: pieces truncated to
   `max_input_length - 1`, then eos (so the model never sees more than
   `max_input_length` positions, by default the model's `max_sequence_length`;

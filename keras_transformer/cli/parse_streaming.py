@@ -94,9 +94,7 @@ class _RunParser:
         long = [t for t in texts if len(t) + len(t.split()) > limit]
         if not long:
             return
-        lengths = (
-            pipelines.tokenizers.encode_sources(self.parts[1], long).row_lengths() - 1
-        )
+        lengths = pipelines.encode_sources(self.parts[1], long).row_lengths() - 1
         for text, length in zip(long, lengths.numpy().tolist(), strict=True):
             if length > limit:
                 self.cut += 1

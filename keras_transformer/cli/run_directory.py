@@ -138,15 +138,16 @@ class RunDirectory:
         atomic_write_json(recipe.to_dict(), self.recipe_path)
 
     def changed_fields(self, recipe):
-        """`"field old -> new, ..."` for the fields `recipe` changes in the
-        stored one (`""` if none or no run yet)."""
+        """`"field old -> new, ..."` for the fields a run may change
+        (`MUTABLE_FIELDS`) that `recipe` changes in the stored one (`""` if
+        none or no run yet); `write_recipe` refuses a change of the others."""
         if not os.path.exists(self.recipe_path):
             return ""
         new, old = recipe.to_dict(), self.read_recipe().to_dict()
         return ", ".join(
             f"{key} {old.get(key)!r} -> {new[key]!r}"
-            for key in sorted(new)
-            if new[key] != old.get(key)
+            for key in MUTABLE_FIELDS
+            if key in new and new[key] != old.get(key)
         )
 
     def checkpoints(self):

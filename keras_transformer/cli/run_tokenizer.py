@@ -68,13 +68,11 @@ def load_target_tokenizer(run, recipe):
 
 def source_ids_fn(tokenizer, max_length):
     """`fn(list of str) -> list of list of int`: the lines' source ids by
-    `pipelines.tokenizers.encode_sources`, the path the export takes (pieces cut to
+    `pipelines.encode_sources`, the path the export takes (pieces cut to
     `max_length - 1`, then eos), in one call."""
 
     def tokenize(texts):
-        return pipelines.tokenizers.encode_sources(
-            tokenizer, list(texts), max_length
-        ).to_list()
+        return pipelines.encode_sources(tokenizer, list(texts), max_length).to_list()
 
     return tokenize
 

@@ -173,7 +173,7 @@ def _train(
     if jit_compile:
         callbacks.insert(0, XlaCompileLog(cache_dir, verbose=bool(verbose)))
         if verbose:
-            shapes = pipelines.text.batch_shapes(read_cache(run), config)
+            shapes = pipelines.batch_shapes(read_cache(run), config)
             common = sorted(shapes, key=shapes.get, reverse=True)[:4]
             print(
                 f"XLA: {len(shapes)} batch shapes (batch x source+target, each "

@@ -110,7 +110,7 @@ def bucket_by_token_budget(
     pair gets empty rows (all padding) up to the pair's batch size, so every
     batch of a bucket pair has one shape, `(batch_sizes[max(i, j)],
     bucket_lengths[i], bucket_lengths[j])`: a bounded set of shapes for XLA
-    and TPUs (`pipelines.text.batch_shapes` lists those of a corpus). Empty rows
+    and TPUs (`pipelines.batch_shapes` lists those of a corpus). Empty rows
     carry no target token, so the loss, its gradient and the token counts
     ignore them. Either way an epoch yields every pair once.
 

@@ -192,3 +192,22 @@ def test_a_dirty_line_is_skipped_and_counted_or_refused_by_name(
     err = one_error_line(capsys)
     assert f"{words} in {train[0]} and {train[1]} at line 42" in err, err
     assert "--on-bad-line skip" in err
+
+
+def test_train_continues_a_prepared_own_data_run_from_its_directory(tmp_path, capsys):
+    # The prepared run's files and settings are in its recipe.json: `train`
+    # needs only the run directory; other data is refused, naming it.
+    train = write_corpus(tmp_path, fixture_lines())
+    assert run_prepare(tmp_path / "run", train, "--set", "label_smoothing=0.2") == 0
+    run = ["--run-dir", str(tmp_path / "run")]
+    (tmp_path / "other").mkdir()
+    other = write_corpus(tmp_path / "other", fixture_lines()[:50])
+    capsys.readouterr()
+    assert cli.main(["train", *run, "--train", *other]) == 2
+    err = one_error_line(capsys)
+    assert "train_files=" in err and "give a new --run-dir" in err
+    assert cli.main(["train", *run, "--train-steps", "2"]) == 0
+    stored = RunDirectory(str(tmp_path / "run")).read_recipe()
+    assert stored.data_source == "files" and stored.label_smoothing == 0.2
+    assert [list(part) for part in stored.train_files] == [train]
+    assert stored.train_steps == 2 and os.listdir(tmp_path / "run" / "checkpoints")
