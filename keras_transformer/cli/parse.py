@@ -53,9 +53,12 @@ def parse_sentences(
     """
     words = [sentence.split() for sentence in sentences]
     indices = [i for i, w in enumerate(words) if w]
-    # Imported here: savedmodels sits above keras_transformer (BUILD_NOTES.md,
-    # "Packages").
-    constraint = _constraint(recipe, target_tokenizer, model, config)
+    # A caller's compiled search carries its constraint: not built again for
+    # each batch of a streaming parse.
+    constrained = config.constrain_brackets
+    constraint = (
+        None if translate_fn else _constraint(recipe, target_tokenizer, model, config)
+    )
     outputs = (
         translate_texts(
             model,
@@ -67,7 +70,7 @@ def parse_sentences(
             batch_size=batch_size,
             width_multiple=16,
             constraint=constraint,
-            word_counts=[len(words[i]) for i in indices] if constraint else None,
+            word_counts=[len(words[i]) for i in indices] if constrained else None,
             progress=progress,
             jit_compile=decodes_with_xla(model),
             translate_fn=translate_fn,

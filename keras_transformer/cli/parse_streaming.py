@@ -54,8 +54,9 @@ class _RunParser:
     shape (`search_mode`). Counts the repairs and the lines cut to the
     model's positions (`cut`), naming each on `notices`."""
 
-    def __init__(self, run_dir, weights, overrides, notices, compute_dtype, search):
-        search, lines = search
+    def __init__(
+        self, run_dir, weights, overrides, *, notices, compute_dtype, search, lines
+    ):
         recipe, tokenizer, target, model, _, decoding = load_parser(
             run_dir, weights, overrides, compute_dtype
         )
@@ -186,7 +187,13 @@ def load_line_parser(
         parser = _ExportParser(export_dir, overrides)
     else:
         parser = _RunParser(
-            run_dir, weights, overrides, notices, compute_dtype, (search, lines)
+            run_dir,
+            weights,
+            overrides,
+            notices=notices,
+            compute_dtype=compute_dtype,
+            search=search,
+            lines=lines,
         )
     return parser, parser.decoding
 

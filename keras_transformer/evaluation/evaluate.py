@@ -92,7 +92,7 @@ def translate_texts(
         eos_id=eos_id,
         constraint=constraint,
     )
-    if (constraint is None) != (word_counts is None):
+    if translate_fn is None and (constraint is None) != (word_counts is None):
         raise ValueError(
             "`constraint` and `word_counts` go together. Received: "
             f"constraint={constraint!r}, word_counts={word_counts!r}"
