@@ -37,6 +37,9 @@ class TransformerConfig:
     """
 
     num_layers: int = 6  # N, encoder and decoder layers each (§3.1)
+    # Encoder layers when they differ from N (a deep encoder and shallow
+    # decoder, Kasai et al. 2021; not in the paper); None = num_layers.
+    num_encoder_layers: int | None = None
     d_model: int = 512  # model size, all sub-layer outputs (§3.1)
     d_ff: int = 2048  # inner size of the feed-forward network (§3.3)
     num_heads: int = 8  # h, attention heads (§3.2.2)
@@ -69,7 +72,7 @@ class TransformerConfig:
             "max_position_length",
         ):
             check_positive_int(name, getattr(self, name))
-        for name in ("d_k", "d_v", "target_vocab_size"):
+        for name in ("d_k", "d_v", "target_vocab_size", "num_encoder_layers"):
             check_positive_int(name, getattr(self, name), allow_none=True)
         for name in ("dropout", "attention_dropout", "relu_dropout"):
             check_rate(name, getattr(self, name))

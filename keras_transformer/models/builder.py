@@ -30,6 +30,7 @@ def build_transformer(config: TransformerConfig, dtype=None, **kwargs) -> Transf
         source_vocab_size=config.source_vocab_size,
         target_vocab_size=config.output_vocab_size,
         num_layers=config.num_layers,
+        num_encoder_layers=config.num_encoder_layers,
         hidden_dim=config.d_model,
         intermediate_dim=config.d_ff,
         num_heads=config.num_heads,

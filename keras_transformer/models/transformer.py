@@ -57,9 +57,9 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
     Args:
         source_vocab_size: int. Source vocabulary size (the shared one with
             `shared_embeddings`).
-        target_vocab_size: int. Target vocabulary size V. Defaults to
-            `source_vocab_size`.
-        num_layers: int. N, the number of encoder and of decoder layers.
+        target_vocab_size: int. Target vocabulary V; default: the source's.
+        num_layers: int. N, the number of decoder (and encoder) layers.
+        num_encoder_layers: int. Encoder layers, if not N (not in the paper).
         hidden_dim: int. d_model.
         intermediate_dim: int. d_ff.
         num_heads: int. h.
@@ -76,10 +76,8 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
         layer_norm_epsilon: float.
         next_word_pointer: bool. Parsing (§6.3): add to each decoder input the
             projected encoder output at the next word to cover
-            (`NextWordPointer`, not in the paper). Its tables must be set
-            with `set_word_vocabularies` before training (`train` does it
-            from the run's tokenizers; unset, they point at nothing and the
-            pointer adds only a bias). Defaults to `False`.
+            (`NextWordPointer`, not in the paper; its tables are set by
+            `set_word_vocabularies`, as `train` does). Defaults to `False`.
         dtype: dtype policy of every layer (e.g. `"mixed_bfloat16"`).
         **kwargs: `keras.Model` arguments (`name`, ...).
 
@@ -97,6 +95,7 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
         source_vocab_size,
         target_vocab_size=None,
         num_layers=6,
+        num_encoder_layers=None,
         hidden_dim=512,
         intermediate_dim=2048,
         num_heads=8,
@@ -118,6 +117,7 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
         check_positive_int("source_vocab_size", source_vocab_size)
         check_positive_int("target_vocab_size", target_vocab_size, allow_none=True)
         check_positive_int("num_layers", num_layers)
+        check_positive_int("num_encoder_layers", num_encoder_layers, allow_none=True)
         check_positive_int("hidden_dim", hidden_dim)
         check_one_of("position_encoding", position_encoding, ("sinusoidal", "learned"))
         if target_vocab_size is None:
@@ -173,7 +173,7 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
         )
         self.encoder_blocks = [
             TransformerEncoderBlock(**block_kwargs, name=f"encoder_block_{i}")
-            for i in range(num_layers)
+            for i in range(num_encoder_layers or num_layers)
         ]
         self.decoder_blocks = [
             TransformerDecoderBlock(**block_kwargs, name=f"decoder_block_{i}")
@@ -222,6 +222,7 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
         self.source_vocab_size = source_vocab_size
         self.target_vocab_size = target_vocab_size
         self.num_layers = num_layers
+        self.num_encoder_layers = num_encoder_layers
         self.hidden_dim = hidden_dim
         self.intermediate_dim = intermediate_dim
         self.num_heads = num_heads
@@ -250,9 +251,8 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
 
     def _pointer(self, target_ids, source_ids, encoder_output):
         """The teacher-forced pointer vectors `[B, T, D]`, or `None`."""
-        if self.pointer is None:
-            return None
-        return self.pointer(target_ids, source_ids, encoder_output)
+        if self.pointer is not None:
+            return self.pointer(target_ids, source_ids, encoder_output)
 
     @staticmethod
     def _position_layer(kind, max_sequence_length, dtype, name):

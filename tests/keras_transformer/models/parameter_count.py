@@ -2,14 +2,16 @@
 against it, and the README's stated count is checked with it."""
 
 
-def hand_count(vocab, n, d, d_ff, h, d_k, d_v):
-    """Parameters of §3 with a shared, tied embedding (no output bias)."""
+def hand_count(vocab, n, d, d_ff, h, d_k, d_v, n_encoder=None):
+    """Parameters of §3 with a shared, tied embedding (no output bias); N
+    encoder and N decoder layers, or `n_encoder` encoder layers."""
     attention = d * h * d_k * 2 + h * d_k * 2 + d * h * d_v + h * d_v + h * d_v * d + d
     feed_forward = d * d_ff + d_ff + d_ff * d + d
     norm = 2 * d
     encoder_layer = attention + feed_forward + 2 * norm
     decoder_layer = 2 * attention + feed_forward + 3 * norm
-    return vocab * d + n * (encoder_layer + decoder_layer)
+    n_encoder = n if n_encoder is None else n_encoder
+    return vocab * d + n_encoder * encoder_layer + n * decoder_layer
 
 
 def config_count(config):
@@ -22,4 +24,5 @@ def config_count(config):
         config.num_heads,
         config.key_dim,
         config.value_dim,
+        config.num_encoder_layers,
     )

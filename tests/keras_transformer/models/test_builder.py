@@ -25,6 +25,7 @@ def test_builder_passes_every_field():
     config = TransformerConfig.from_preset(
         "table3_B1",
         num_layers=1,
+        num_encoder_layers=2,
         d_model=32,
         d_ff=48,
         source_vocab_size=40,
@@ -38,6 +39,7 @@ def test_builder_passes_every_field():
     )
     model = build_transformer(config, name="variant")
     assert model.name == "variant"
+    assert (len(model.encoder_blocks), len(model.decoder_blocks)) == (2, 1)
     block = model.encoder_blocks[0]
     assert (block.num_heads, block.key_dim, block.value_dim) == (8, 16, None)
     assert block.self_attention.value_dim == 4  # d_model / h
@@ -46,6 +48,6 @@ def test_builder_passes_every_field():
     assert model.source_embedding.input_dim == 40
     assert model.target_embedding.input_dim == 50
     assert model.encoder_position.sequence_length == 20
-    assert model.count_params() == hand_count(0, 1, 32, 48, 8, 16, 4) + (
+    assert model.count_params() == hand_count(0, 1, 32, 48, 8, 16, 4, n_encoder=2) + (
         40 * 32 + 50 * 32 + 2 * 20 * 32 + 2 * 2 * 32
     )

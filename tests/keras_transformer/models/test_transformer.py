@@ -40,6 +40,7 @@ VARIANTS = {
     "separate_vocabularies": {"shared_embeddings": False, "target_vocab_size": 23},
     "untied_softmax": {"tie_output_embeddings": False},
     "dk_ne_dv": {"d_k": 4, "d_v": 12},
+    "deep_encoder_shallow_decoder": {"num_encoder_layers": 3, "num_layers": 1},
 }
 
 
@@ -249,6 +250,7 @@ def test_one_fit_step_reduces_the_loss():
     [
         ({"source_vocab_size": 0}, "source_vocab_size=0"),
         ({"source_vocab_size": 10, "num_layers": 0}, "num_layers=0"),
+        ({"source_vocab_size": 10, "num_encoder_layers": 0}, "num_encoder_layers=0"),
         ({"source_vocab_size": 10, "position_encoding": "rope"}, "'rope'"),
         ({"source_vocab_size": 10, "target_vocab_size": 12}, "target_vocab_size=12"),
     ],
