@@ -6,6 +6,7 @@ import dataclasses
 
 import tensorflow as tf
 
+from keras_transformer.decoding.bracket_constraint import one_beam_as_greedy
 from keras_transformer.decoding.translate import translate
 from pipelines.tokenizers.special_tokens import BOS_ID, EOS_ID
 
@@ -66,7 +67,8 @@ def make_search(model, decoding, max_beam_size, constraint=None):
     -> (ids [B, K_max, T], scores [B, K_max])}`, Python `translate` with
     `decoding` at beam size K (and `constraint`, over `word_counts`) on a
     buffer of `buffer_length` (a scalar tensor) positions, padded to
-    `max_beam_size` hypotheses (score -inf) so that every K has one shape."""
+    `max_beam_size` hypotheses (score -inf) so that every K has one shape.
+    A parser's K = 1 is greedy search (`one_beam_as_greedy`)."""
 
     def search(beam_size):
         def fn(source_ids, alpha, max_extra_length, buffer_length, word_counts):
@@ -80,6 +82,7 @@ def make_search(model, decoding, max_beam_size, constraint=None):
                 max_extra_length=max_extra_length,
                 n_best=1,
             )
+            config = one_beam_as_greedy(config)
             ids, scores = translate(
                 model,
                 source_ids,

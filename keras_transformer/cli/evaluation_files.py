@@ -7,6 +7,7 @@ import dataclasses
 import os
 
 from keras_transformer.cli.run_directory import RunDirectory
+from keras_transformer.decoding.bracket_constraint import one_beam_as_greedy
 from keras_transformer.training import record_path
 from keras_transformer.training.atomic_files import (
     atomic_write_json,
@@ -17,9 +18,10 @@ from keras_transformer.training.atomic_files import (
 
 def best_hypothesis_decoding(recipe, overrides=None):
     """The recipe's `DecodingConfig` with `overrides`, one hypothesis: scoring
-    reads the best, so the recipe's n-best is not read."""
+    reads the best, so the recipe's n-best is not read; a parser's one beam
+    is greedy search (`one_beam_as_greedy`)."""
     base = dataclasses.replace(recipe.decoding, n_best=1)
-    return base.with_overrides(**(overrides or {}))
+    return one_beam_as_greedy(base.with_overrides(**(overrides or {})))
 
 
 def write_evaluation(

@@ -107,7 +107,8 @@ def translator_arguments(recipe, decoding=None, max_beam_size=None):
 
     The export runs beam search: a greedy `decoding` becomes beam search
     with K = 1 (greedy search's result when alpha = 0; with alpha > 0 the
-    one beam may stop at an earlier eos whose penalised score is higher),
+    one beam may stop at an earlier eos whose penalised score is higher;
+    a bracket-constrained parser's K = 1 runs greedy search, `make_search`),
     and sampling, which the export does not offer, is refused naming it.
 
     Args:

@@ -131,9 +131,12 @@ class _ExportParser:
     def __call__(self, texts, decoding):
         import tensorflow as tf
 
+        # Greedy is the export's one-beam search (its greedy search under the
+        # bracket constraint, `make_search`).
+        beam_size = 1 if decoding.method == "greedy" else decoding.beam_size
         outputs = self.signature(
             text=tf.constant(texts, tf.string),
-            beam_size=tf.constant(decoding.beam_size, tf.int32),
+            beam_size=tf.constant(beam_size, tf.int32),
             alpha=tf.constant(decoding.alpha, tf.float32),
             max_extra_length=tf.constant(decoding.max_extra_length, tf.int32),
         )

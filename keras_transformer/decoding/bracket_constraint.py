@@ -33,6 +33,8 @@ constituents below the root takes n + 2c symbols, and no tree needs more
 constituents than words plus a few unary chains.
 """
 
+import dataclasses
+
 import numpy as np
 from keras import ops
 
@@ -61,6 +63,18 @@ def tree_length_limit(word_counts):
         The same type: each sentence's limit.
     """
     return 3 * word_counts + (2 * TREE_EXTRA_CONSTITUENTS + 1)
+
+
+def one_beam_as_greedy(config):
+    """`config` (a `DecodingConfig`) with greedy search in place of a
+    bracket-constrained beam search of one beam, which keeps greedy search's
+    hypothesis (same ids and score, tested): the constraint allows eos only
+    once the tree is complete, and then nothing else, so the one beam never
+    chooses between ending and going on. Greedy search skips the beam's
+    bookkeeping (BUILD_NOTES.md, "Parsing speed"). Other configs unchanged."""
+    if config.constrain_brackets and config.method == "beam" and config.beam_size == 1:
+        return dataclasses.replace(config, method="greedy")
+    return config
 
 
 class BracketConstraint:

@@ -106,11 +106,15 @@ def test_the_export_parses_as_the_run_does(parsing_run, tmp_path, capsys):
     source = tmp_path / "in.txt"
     source.write_text("\n".join(sentences) + "\n", encoding="utf-8")
     outputs = {}
-    for where in ("--run-dir", "--export"):
-        path = tmp_path / f"{where[2:]}.txt"
-        place = str(parsing_run) if where == "--run-dir" else export
-        command = ["parse", where, place, "--input", str(source), "--output", str(path)]
-        if where == "--run-dir":
+    for where in ("--run-dir", "--export", "--run-dir beam1", "--export beam1"):
+        path = tmp_path / f"{where[2:].replace(' ', '_')}.txt"
+        place = str(parsing_run) if where.startswith("--run-dir") else export
+        command = ["parse", where.split()[0], place, "--input", str(source)]
+        command += ["--output", str(path)]
+        if where.endswith("beam1"):
+            # One beam is greedy search in both (`one_beam_as_greedy`).
+            assert cli.main(command + ["--beam-size", "1"]) == 0
+        elif where == "--run-dir":
             assert cli.main(command) == 0
             # The 600-word line is named, cut for the search, covered whole.
             err = capsys.readouterr().err
@@ -126,6 +130,7 @@ def test_the_export_parses_as_the_run_does(parsing_run, tmp_path, capsys):
             assert done.returncode == 0, done.stderr.decode()[-2000:]
         outputs[where] = path.read_text(encoding="utf-8").splitlines()
     assert outputs["--export"] == outputs["--run-dir"]
+    assert outputs["--export beam1"] == outputs["--run-dir beam1"]
     assert outputs["--export"][1] == "(TOP )" and len(outputs["--export"]) == 5
     with open(parsing_run / "export" / "1" / "assets.extra" / "record.json") as f:
         record = json.load(f)

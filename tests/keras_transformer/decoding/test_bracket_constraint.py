@@ -1,3 +1,4 @@
+import dataclasses
 import importlib
 
 import numpy as np
@@ -7,6 +8,7 @@ from keras import ops
 from keras_transformer.decoding import DecodingConfig, compiled_translate, translate
 from keras_transformer.decoding.bracket_constraint import (
     BracketConstraint,
+    one_beam_as_greedy,
     tree_length_limit,
 )
 from keras_transformer.decoding.greedy_search import greedy_search
@@ -438,3 +440,30 @@ def test_one_dynamic_shape_trace_serves_every_shape(tiny_model, monkeypatch):
     assert len(traces) == 1
     with pytest.raises(ValueError, match="jit_compile=True, dynamic_shapes=True"):
         compiled_translate(tiny_model, config, jit_compile=True, dynamic_shapes=True)
+
+
+@pytest.mark.parametrize("matched", [False, True], ids=["counters", "matched"])
+def test_one_constrained_beam_keeps_the_greedy_hypothesis(tiny_model, matched):
+    # Why `one_beam_as_greedy` may run greedy search for a parser's beam 1.
+    counts = np.array([1, 3, 2, 4], "int32")
+    make = _matched_constraint if matched else _constraint
+    beam, greedy = (
+        translate(
+            tiny_model,
+            _sources(),
+            config,
+            max_length=32,
+            constraint=make(),
+            word_counts=counts,
+        )
+        for config in (
+            DecodingConfig(beam_size=1, alpha=0.6, max_extra_length=20),
+            DecodingConfig(method="greedy", alpha=0.6, max_extra_length=20),
+        )
+    )
+    np.testing.assert_array_equal(np.asarray(beam[0]), np.asarray(greedy[0]))
+    np.testing.assert_allclose(np.asarray(beam[1]), np.asarray(greedy[1]), atol=1e-5)
+    one = DecodingConfig(beam_size=1, constrain_brackets=True)
+    assert one_beam_as_greedy(one).method == "greedy"
+    for config in (dataclasses.replace(one, beam_size=2), DecodingConfig(beam_size=1)):
+        assert one_beam_as_greedy(config) == config
