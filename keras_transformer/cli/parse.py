@@ -5,9 +5,11 @@ parse` (sentences in, bracketed trees out) and `evaluate` of a parsing run
 A sentence's words (split on whitespace) are the source; the model emits the
 linearized tree (whole-token symbols, `pipelines.SymbolTokenizer`), which
 `pipelines.delinearize` turns into a tree over exactly those words,
-repairing invalid output and counting the repairs. With `XX` output the
-scorer puts the gold tags on the leaves (EVALB deletes punctuation by tag);
-tagging accuracy is only meaningful for a recipe with `tree_tags`.
+repairing invalid output and counting the repairs. F1 scores the brackets
+with the gold tags on the leaves (`with_gold_tags`: EVALB deletes
+punctuation by tag), whether the run writes `XX` leaves or predicts tags
+(`tree_tags`, whose evaluation also reports F1 with the predicted tags and
+the tagging accuracy).
 """
 
 import dataclasses
@@ -121,10 +123,26 @@ def parser_search(
     )
 
 
+def with_gold_tags(gold, trees):
+    """`trees` (over the words of `gold`) with the gold trees' tags on their
+    leaves. F1 then scores the brackets alone, the same way for `XX` leaves
+    and for predicted tags (`tree_tags`, where tagging is a task the decoder
+    learns beside the brackets), as a parser given the gold tags is scored:
+    a punctuation tag the decoder gets wrong would otherwise delete a word
+    from one tree only, and EVALB counts the sentence as an error."""
+    return [
+        pipelines.retag(tree, [leaf.label for leaf in reference.preterminals()])
+        for reference, tree in zip(gold, trees, strict=True)
+    ]
+
+
 def bracket_scores(gold, trees):
-    """EVALB-compatible figures of `trees` against `gold` (COLLINS.prm):
-    F1 (all and len <= 40), recall, precision, exact match, error sentences."""
-    result = evalb([str(t) for t in gold], [str(t) for t in trees])
+    """EVALB-compatible figures of `trees` against `gold` (COLLINS.prm), the
+    gold tags on the leaves (`with_gold_tags`): F1 (all and len <= 40),
+    recall, precision, exact match, error sentences."""
+    result = evalb(
+        [str(t) for t in gold], [str(t) for t in with_gold_tags(gold, trees)]
+    )
     return {
         "f1": round(result.all.f_measure, 2),
         "f1_len_40": round(result.short.f_measure, 2),
@@ -190,7 +208,11 @@ def evaluate_parses(
     trees, repairs = parse_sentences(
         recipe, tokenizer, target, model, sentences, config, batch_size, bool(verbose)
     )
-    result = evalb([str(t) for t in gold], [str(t) for t in trees])
+    references = [str(t) for t in gold]
+    result = evalb(references, [str(t) for t in with_gold_tags(gold, trees)])
+    # With predicted tags, EVALB's own figures too (punctuation deleted by
+    # the predicted tags) and the tagging accuracy.
+    tagged = evalb(references, [str(t) for t in trees]) if recipe.tree_tags else None
     total = sum(repairs, pipelines.RepairCounts())
     repaired = sum(1 for counts in repairs if counts.total)
     scores = {
@@ -199,19 +221,21 @@ def evaluate_parses(
         "recall": result.all.recall,
         "precision": result.all.precision,
         "exact_match": result.all.complete_match,
-        "tagging_accuracy": result.all.tagging_accuracy if recipe.tree_tags else None,
+        "tagging_accuracy": tagged.all.tagging_accuracy if tagged else None,
+        "f1_predicted_tags": tagged.all.f_measure if tagged else None,
         "f1_len_40": result.short.f_measure,
         "evalb": result.to_dict(),
         "repaired_outputs": repaired,
         "repairs": dataclasses.asdict(total),
-        "gold_tags_on_xx_leaves": not recipe.tree_tags,
+        "gold_tags_on_leaves": True,
     }
     if verbose:
-        tags = (
-            f", tagging {result.all.tagging_accuracy:.2f}"
-            if recipe.tree_tags
-            else " (XX leaves scored with the gold tags)"
-        )
+        tags = ", gold tags on the leaves"
+        if tagged:
+            tags += (
+                f"; predicted tags: F1 {tagged.all.f_measure:.2f}, tagging "
+                f"{tagged.all.tagging_accuracy:.2f}"
+            )
         print(
             f"F1 {result.all.f_measure:.2f} (recall {result.all.recall:.2f}, "
             f"precision {result.all.precision:.2f}, exact "
