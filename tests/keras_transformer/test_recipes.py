@@ -214,6 +214,7 @@ PAPER_TRAIN_STEPS = {
 # builder dropped or misrouted fails.
 MODEL_FIELDS = {
     "num_layers": "num_layers",
+    "num_encoder_layers": "num_encoder_layers",
     "d_model": "hidden_dim",
     "d_ff": "intermediate_dim",
     "num_heads": "num_heads",

@@ -15,6 +15,7 @@ from tests.keras_transformer.cli.conftest import user_error
 TINY_PARSER = [
     "vocab_size=600",
     "model.num_layers=1",
+    "model.num_encoder_layers=1",
     "model.d_model=32",
     "model.d_ff=64",
     "model.num_heads=2",
@@ -46,7 +47,8 @@ def test_prepare_writes_both_vocabularies_and_counts_the_trees(parsing_run):
     target = pipelines.load_tokenizer(str(parsing_run / "target_tokenizer.model"))
     assert source.vocab_size == 600
     trees, _ = pipelines.load_bundled_trees("train")
-    assert target.symbols == list(pipelines.target_symbols(trees))
+    # The recipe predicts the tags (`tree_tags`): they are symbols too.
+    assert target.symbols == list(pipelines.target_symbols(trees, tags=True))
     with open(parsing_run / "data" / "filter_report.json") as f:
         report = json.load(f)
     assert report["total"] == 3707 and report["kept"] > 3600
@@ -57,7 +59,7 @@ def test_evaluate_scores_f1_and_parse_writes_trees_over_the_words(
 ):
     assert cli.main(["evaluate", "--run-dir", str(parsing_run), "--limit", "4"]) == 0
     out = capsys.readouterr().out
-    assert "F1 " in out and "XX leaves scored with the gold tags" in out
+    assert "F1 " in out and "gold tags on the leaves" in out
     with open(parsing_run / "eval" / "test.json") as f:
         scores = json.load(f)
     assert scores["task"] == "parsing" and scores["sentences"] == 4
@@ -238,3 +240,25 @@ def test_parse_refuses_a_missing_input_or_output_folder(parsing_run, tmp_path, c
     missing = tmp_path / "missing" / "out.txt"
     err = user_error(run + ["--input", str(source), "--output", str(missing)], capsys)
     assert "No such folder for --output" in err
+
+
+def test_f1_scores_the_brackets_with_the_gold_tags_on_the_leaves():
+    from keras_transformer.cli.parse import bracket_scores, with_gold_tags
+    from keras_transformer.evaluation import evalb
+
+    gold = [
+        pipelines.parse_tree("(TOP (S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .)))")
+    ]
+    # A predicted tag that makes '.' a word: EVALB deletes the gold's '.' only
+    # and counts an error sentence; with the gold tags the brackets score.
+    tagged = pipelines.parse_tree(
+        "(TOP (S (NP (DT The) (NN cat)) (VP (VBD sat)) (NN .)))"
+    )
+    assert evalb([str(gold[0])], [str(tagged)]).all.error_sentences == 1
+    assert str(with_gold_tags(gold, [tagged])[0]) == str(gold[0])
+    placeholders = "(TOP (S (NP (XX The) (XX cat)) (VP (XX sat)) (XX .)))"
+    wrong = "(TOP (S (NP (XX The)) (VP (XX cat) (XX sat)) (XX .)))"
+    # Gold S(0,3) NP(0,2) VP(2,3); wrong S(0,3) NP(0,1) VP(1,3): 1 of 3 each.
+    for tree, f1 in ((tagged, 100.0), (placeholders, 100.0), (wrong, 33.33)):
+        scores = bracket_scores(gold, [pipelines.parse_tree(str(tree))])
+        assert (scores["f1"], scores["error_sentences"]) == (f1, 0)
