@@ -64,6 +64,9 @@ def test_evaluate_scores_f1_and_parse_writes_trees_over_the_words(
         scores = json.load(f)
     assert scores["task"] == "parsing" and scores["sentences"] == 4
     assert 0.0 <= scores["f1"] <= 100.0 and scores["repaired_outputs"] >= 0
+    # The recipe predicts tags: EVALB's figures with them are reported too.
+    assert 0.0 <= scores["f1_predicted_tags"] <= 100.0
+    assert 0.0 <= scores["tagging_accuracy"] <= 100.0 and "predicted tags: F1" in out
     assert scores["evalb"]["all"]["sentences"] == 4
     sentences = ["The cat sat on the mat .", "", "Hello"]
     source = tmp_path / "in.txt"
