@@ -132,7 +132,7 @@ class _ExportParser:
         import tensorflow as tf
 
         # Greedy is the export's one-beam search (its greedy search under the
-        # bracket constraint, `make_search`).
+        # bracket constraint, `one_beam_as_greedy`).
         beam_size = 1 if decoding.method == "greedy" else decoding.beam_size
         outputs = self.signature(
             text=tf.constant(texts, tf.string),
