@@ -29,8 +29,8 @@ def parse_cost(text):
 # `search="auto"`: inputs of more lines than this (or of an unknown count,
 # stdin) compile each batch shape with XLA, whose steps are faster; shorter
 # ones trace one graph-mode search for every shape, which compiles once
-# (BUILD_NOTES.md, "Parsing speed": the two meet at about 1,500 sentences at
-# beam 4 and 3,000 greedy on the 2-core machine).
+# (BUILD_NOTES.md, "Parsing speed": with `gum_parsing`'s model the two meet
+# at about 2,500 sentences at beam 4 and 6,300 greedy on the 2-core machine).
 XLA_FROM_LINES = 2000
 
 SEARCHES = ("auto", "xla", "graph")
