@@ -82,7 +82,9 @@ def render_attention(
     target_ids = _one_sentence("target_ids", target_ids)
     source_tokens = _labels("source_tokens", source_tokens, source_ids)
     target_tokens = _labels("target_tokens", target_tokens, target_ids)
-    num_layers = len(model.decoder_blocks)
+    # The encoder may have more (or fewer) layers than the decoder.
+    blocks = model.encoder_blocks if kind == "encoder" else model.decoder_blocks
+    num_layers = len(blocks)
     if (
         isinstance(layer, bool)
         or not isinstance(layer, (int, np.integer))

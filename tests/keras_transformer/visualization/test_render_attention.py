@@ -104,3 +104,26 @@ def test_bad_sentences(model, tmp_path):
         render_attention(model, SOURCE_IDS, TARGET, SOURCE_TOKENS, TARGET_TOKENS, path)
     with pytest.raises(ValueError, match=r"len\(target_tokens\)=4"):
         render_attention(model, SOURCE, TARGET, SOURCE_TOKENS, TARGET_TOKENS[:4], path)
+
+
+def test_encoder_layers_of_a_deeper_encoder(tmp_path):
+    from keras_transformer import TransformerConfig, build_transformer
+
+    config = TransformerConfig.from_preset(
+        "base",
+        num_layers=1,
+        num_encoder_layers=3,
+        d_model=16,
+        d_ff=32,
+        num_heads=NUM_HEADS,
+        source_vocab_size=29,
+        max_position_length=32,
+    )
+    deep = build_transformer(config)
+    weights = attention_weights(deep, SOURCE_IDS[1:], TARGET_IDS[1:])
+    _, plotted = _render(deep, tmp_path / "x.png", kind="encoder")
+    np.testing.assert_array_equal(plotted, weights["encoder"][2][0])
+    _, plotted = _render(deep, tmp_path / "y.png", kind="cross", layer=-1)
+    np.testing.assert_array_equal(plotted, weights["cross"][0][0])
+    with pytest.raises(ValueError, match="the model has 1 layers"):
+        _render(deep, tmp_path / "z.png", kind="decoder", layer=1)
