@@ -8,7 +8,7 @@ the two baselines, parse speed, the repair rate. One JSON line per measure:
 - `baseline`: F1 (all, len <= 40) of the flat and right-branching trees
   (`pipelines.trees.tree_baselines`), with the training trees' most frequent
   labels; the same scorer as the run's (EVALB-compatible, `COLLINS.prm`,
-  gold tags on `XX` leaves).
+  the gold tags on every leaf, `cli.parse.with_gold_tags`).
 - `run`: for each beam size (beam 1 is greedy search) and search, F1,
   recall, precision, exact match and the repairs of one pass, of
   `keras-transformer parse`'s path (`cli.parse_streaming.load_line_parser`,

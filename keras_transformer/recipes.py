@@ -181,7 +181,7 @@ RECIPES = {
             description=(
                 "Small pre-norm Transformer parser on the bundled GUM trees "
                 "(§6.3's task on silver CC BY trees, offline, `demo --task "
-                "parsing`); the demo's model size, 512-token batches, beam 4 "
+                "parsing`); d_model 256, 512-token batches, beam 4 "
                 "instead of the paper's 21 for CPU decoding; the decoder sees "
                 "the next word (`next_word_pointer`), predicts each word's tag "
                 "(`tree_tags`), has one layer under a 4-layer encoder, and the "
@@ -196,7 +196,7 @@ RECIPES = {
             test_split="test",
             vocab_size=4_000,
             tokenizer_sample_pairs=None,
-            preset="base",  # the demo's small model, not §6.3's N=4, d 1024
+            preset="base",  # a small model, not §6.3's d 1024
             model_overrides=(
                 ("d_ff", 1024),
                 ("d_model", 256),

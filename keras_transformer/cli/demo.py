@@ -348,7 +348,7 @@ def _print_report(recipe, report, output):
         ]
         if report.get("f1_predicted_tags") is not None:
             scores[1:1] = [
-                ("F1, predicted tags", report["f1_predicted_tags"], "EVALB's own"),
+                ("F1, predicted tags", report["f1_predicted_tags"], "errors as 0"),
                 ("tagging accuracy", report["tagging_accuracy"], "predicted tags"),
             ]
     else:

@@ -210,8 +210,9 @@ def evaluate_parses(
     )
     references = [str(t) for t in gold]
     result = evalb(references, [str(t) for t in with_gold_tags(gold, trees)])
-    # With predicted tags, EVALB's own figures too (punctuation deleted by
-    # the predicted tags) and the tagging accuracy.
+    # With predicted tags, the figures with them too (punctuation deleted by
+    # the predicted tags, error sentences scored zero) and the tagging
+    # accuracy.
     tagged = evalb(references, [str(t) for t in trees]) if recipe.tree_tags else None
     total = sum(repairs, pipelines.RepairCounts())
     repaired = sum(1 for counts in repairs if counts.total)

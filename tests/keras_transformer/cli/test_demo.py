@@ -85,6 +85,9 @@ def test_parsing_demo_reports_f1_beside_the_baselines(tmp_path, capsys):
     assert not any("dev_f1" in row for row in rows)
     assert report["recipe"]["name"] == "gum_parsing"
     assert 0.0 <= report["f1"] <= 100.0
+    # The recipe predicts tags: F1 with them and the tagging accuracy too.
+    assert 0.0 <= report["f1_predicted_tags"] <= 100.0
+    assert 0.0 <= report["tagging_accuracy"] <= 100.0
     # The baselines of the same 4 test trees, by the same scorer.
     assert set(report["baselines"]) == {"flat", "right_branching"}
     for scores in report["baselines"].values():
@@ -95,4 +98,4 @@ def test_parsing_demo_reports_f1_beside_the_baselines(tmp_path, capsys):
         tree = pipelines.parse_tree(example["tree"])
         assert " ".join(tree.words()) == example["sentence"]
     out = capsys.readouterr().out
-    assert "flat F1" in out and "silver trees" in out
+    assert "flat F1" in out and "silver trees" in out and "F1, predicted tags" in out

@@ -10,12 +10,13 @@ import pytest
 
 import pipelines
 from keras_transformer import cli
+from keras_transformer.cli.parse import load_parser
 from tests.keras_transformer.cli.conftest import user_error
 
 TINY_PARSER = [
     "vocab_size=600",
     "model.num_layers=1",
-    "model.num_encoder_layers=1",
+    "model.num_encoder_layers=2",  # unequal depths, as the recipe's
     "model.d_model=32",
     "model.d_ff=64",
     "model.num_heads=2",
@@ -119,6 +120,8 @@ def test_the_export_parses_as_the_run_does(parsing_run, tmp_path, capsys):
         if where.endswith("beam1"):
             # One beam is greedy search in both (`one_beam_as_greedy`).
             assert cli.main(command + ["--beam-size", "1"]) == 0
+            config = load_parser(str(parsing_run), overrides={"beam_size": 1})[-1]
+            assert config.method == "greedy"
         elif where == "--run-dir":
             assert cli.main(command) == 0
             # The 600-word line is named, cut for the search, covered whole.
