@@ -26,7 +26,8 @@ Choices, all recorded in `BUILD_NOTES.md`:
 - **Per-request beam size** selects one of `max_beam_size` searches traced at
   export (`tf.switch_case` over K = 1 .. `max_beam_size`), so each request runs
   exactly the search `translate(..., DecodingConfig(beam_size=K))` runs in
-  Python (the top n of
+  Python (a parser's K = 1 runs greedy search, which finds the same tree:
+  `one_beam_as_greedy`; the top n of
   one wide beam would give other hypotheses). Alpha and the extra length are
   ordinary tensors.
 - **Input length**: text becomes ids by `pipelines.encode_sources`, the path
