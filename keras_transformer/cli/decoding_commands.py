@@ -141,6 +141,14 @@ def _evalb(args):
     )
 
 
+def _add_weights_argument(parser):
+    """`--weights`: a weights file of the run (the default is
+    `RunDirectory.latest_weights`)."""
+    parser.add_argument(
+        "--weights", type=weights_file, help="Default: newest averaged, else newest."
+    )
+
+
 def add_commands(commands):
     """Adds these subcommands, each with its options and handler, to
     `commands` (the `add_subparsers` of `build_parser`)."""
@@ -149,9 +157,7 @@ def add_commands(commands):
     )
     evaluate.add_argument("--run-dir", required=True, type=run_directory)
     evaluate.add_argument("--split", help="Default: the recipe's test split.")
-    evaluate.add_argument(
-        "--weights", type=weights_file, help="Default: newest averaged, else newest."
-    )
+    _add_weights_argument(evaluate)
     evaluate.add_argument(
         "--limit", type=POSITIVE_INT, help="Only the first N sentences."
     )
@@ -243,9 +249,7 @@ def add_commands(commands):
     parse.add_argument(
         "--export", type=export_directory, help="Or a parsing run's SavedModel."
     )
-    parse.add_argument(
-        "--weights", type=weights_file, help="Default: newest averaged, else newest."
-    )
+    _add_weights_argument(parse)
     parse.add_argument(
         "--input",
         default="-",
@@ -282,9 +286,7 @@ def add_commands(commands):
         "export", help="Export a SavedModel (raw text in, translations out)."
     )
     export.add_argument("--run-dir", required=True, type=run_directory)
-    export.add_argument(
-        "--weights", type=weights_file, help="Default: newest averaged, else newest."
-    )
+    _add_weights_argument(export)
     export.add_argument(
         "--version", type=POSITIVE_INT, help="Default: the next free number."
     )
@@ -302,9 +304,7 @@ def add_commands(commands):
         "attention", help="Draw one sentence's attention weights as a PNG heatmap."
     )
     attention.add_argument("--run-dir", required=True, type=run_directory)
-    attention.add_argument(
-        "--weights", type=weights_file, help="Default: newest averaged, else newest."
-    )
+    _add_weights_argument(attention)
     attention.add_argument("--sentence", required=True, help="The source sentence.")
     attention.add_argument(
         "--target", help="Target sentence; default: the model's greedy translation."
