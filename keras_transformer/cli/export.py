@@ -107,7 +107,8 @@ def translator_arguments(recipe, decoding=None, max_beam_size=None):
 
     The export runs beam search: a greedy `decoding` becomes beam search
     with K = 1 (greedy search's result when alpha = 0; with alpha > 0 the
-    one beam may stop at an earlier eos whose penalised score is higher;
+    one beam may go on past greedy's eos to a later one whose penalised
+    score is higher;
     a bracket-constrained parser's K = 1 is greedy search, `one_beam_as_greedy`),
     and sampling, which the export does not offer, is refused naming it.
 

@@ -23,6 +23,7 @@ from keras_transformer.training import (
     has_accelerator,
     is_chief,
     make_strategy,
+    planned_updates,
     resolve_jit_compile,
     use_compilation_cache,
     worker_count,
@@ -199,19 +200,21 @@ def _train(
         )
         compile_recipe(model, recipe, accumulation, jit_compile)
     set_word_vocabularies(model, tokenizer, target_tokenizer, recipe)
+    total_steps = recipe.total_train_steps * accumulation  # batches
     if verbose:
         print(
             f"Training {recipe.name}: {model.count_params():,} parameters, "
             f"{replicas} replica(s), {recipe.precision}, "
             f"{tokens_per_step} tokens per batch x "
             f"{accumulation} accumulation step(s), up to "
-            f"{recipe.total_train_steps} updates"
+            f"{planned_updates(total_steps, recipe.steps_per_epoch, accumulation)} "
+            "updates"
             + (f" or {recipe.train_minutes} minutes" if recipe.train_minutes else "")
         )
     history = fit_resumable(
         model,
         dataset,
-        total_steps=recipe.total_train_steps * accumulation,
+        total_steps=total_steps,
         output_dir=run.path,
         steps_per_epoch=recipe.steps_per_epoch,
         checkpoint_every_steps=recipe.checkpoint_every_steps,

@@ -10,7 +10,7 @@ from keras_transformer.training.distribution import (
     make_strategy,
     worker_count,
 )
-from keras_transformer.training.fit_resumable import fit_resumable
+from keras_transformer.training.fit_resumable import fit_resumable, planned_updates
 from keras_transformer.training.label_smoothed_cross_entropy import (
     LabelSmoothedCrossEntropy,
 )
@@ -62,6 +62,7 @@ __all__ = [
     "is_chief",
     "list_checkpoints",
     "make_strategy",
+    "planned_updates",
     "read_learning_curve",
     "record_path",
     "resolve_jit_compile",

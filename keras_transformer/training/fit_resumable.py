@@ -16,6 +16,20 @@ from keras_transformer.training.training_progress import TrainingProgress
 from keras_transformer.training.xla_compilation import align_trace_names
 
 
+def planned_updates(total_steps, steps_per_epoch, accumulation=1):
+    """Updates `fit_resumable` trains for: `total_steps` batches rounded up
+    to whole epochs of `steps_per_epoch`, `accumulation` batches to an
+    update (rounded up).
+
+    Example:
+
+    >>> planned_updates(130, 50, accumulation=2)  # 3 epochs of 50 batches
+    75
+    """
+    epochs = math.ceil(total_steps / steps_per_epoch)
+    return -(-epochs * steps_per_epoch // accumulation)
+
+
 def fit_resumable(
     model,
     dataset,
@@ -128,7 +142,9 @@ def fit_resumable(
         accumulation = accumulation or 1
         progress = [
             TrainingProgress(
-                -(-epochs * steps_per_epoch // accumulation), accumulation, max_minutes
+                planned_updates(total_steps, steps_per_epoch, accumulation),
+                accumulation,
+                max_minutes,
             )
         ]
         verbose = 0

@@ -124,3 +124,20 @@ def test_fit_resumable_raises_no_library_warning(tmp_path, recwarn):
     fit_resumable(model, dataset, 2, str(tmp_path), steps_per_epoch=2, verbose=0)
     messages = [str(w.message) for w in recwarn.list]
     assert not [m for m in messages if "shuffle" in m], messages
+
+
+def test_planned_updates_round_up_to_whole_epochs_and_are_the_updates_trained(
+    tmp_path,
+):
+    from keras_transformer.training import planned_updates
+    from keras_transformer.training.fit_resumable import fit_resumable
+    from keras_transformer.training.step_counter import optimizer_step
+
+    # 130 batches in epochs of 50: 3 epochs, 150 batches; 2 per update: 75.
+    assert planned_updates(130, 50, accumulation=2) == 75
+    assert planned_updates(150, 50) == 150
+    model = tiny_transformer()
+    compile_transformer(model)
+    dataset = tf.data.Dataset.from_tensor_slices(reversal_pairs(8)).batch(4)
+    fit_resumable(model, dataset, 3, str(tmp_path), steps_per_epoch=2, verbose=0)
+    assert optimizer_step(model) == planned_updates(3, 2) == 4
