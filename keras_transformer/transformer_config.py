@@ -2,6 +2,7 @@
 
 import dataclasses
 
+from keras_transformer.layers.next_word_pointer import POOLINGS
 from keras_transformer.presets import PRESETS
 from keras_transformer.validation import (
     check_dataclass_fields,
@@ -61,6 +62,9 @@ class TransformerConfig:
     # Parsing (§6.3): the decoder sees the encoder output at the next word to
     # cover (`NextWordPointer`; Liu, Zhu & Shi 2018); not in the paper.
     next_word_pointer: bool = False
+    # The pointer's vector of a word: its first subword, or the mean of its
+    # subwords (`NextWordPointer`'s `pooling`).
+    next_word_pooling: str = "first"
 
     def __post_init__(self):
         for name in (
@@ -83,6 +87,7 @@ class TransformerConfig:
                 f"num_heads={self.num_heads}"
             )
         check_one_of("position_encoding", self.position_encoding, POSITION_ENCODINGS)
+        check_one_of("next_word_pooling", self.next_word_pooling, POOLINGS)
         if self.position_encoding == "sinusoidal" and self.d_model % 2:
             raise ValueError(
                 "Sinusoidal positions need an even d_model. "

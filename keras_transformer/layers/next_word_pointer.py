@@ -5,7 +5,16 @@ import keras
 import numpy as np
 from keras import ops
 
-from keras_transformer.validation import check_positive_int
+from keras_transformer.validation import check_one_of, check_positive_int
+
+# How a word's subword pieces make its vector: its first piece, or the mean
+# of all its pieces.
+POOLINGS = ("first", "mean")
+
+# Source ids that belong to no word: padding, bos and eos (the ids of
+# `keras_transformer.models.special_ids`, not imported: `models` imports this
+# module; a test checks that they agree).
+NOT_WORD_IDS = (0, 2, 3)
 
 
 @keras.saving.register_keras_serializable(package="keras_transformer")
@@ -18,10 +27,14 @@ class NextWordPointer(keras.layers.Layer):
     this to attention place brackets a word or two off; Ma et al. (AAAI 2017)
     and Liu, Zhu & Shi (AAAI 2018) give the decoder, at each step, the
     encoder's representation of that word, selected deterministically. This
-    layer does it for a subword source: word n is its first subword (the n-th
-    word-initial piece of the source), and the returned vector is
-    `W h_n + b` (h the encoder output, `W` and `b` learned), zero once every
-    word is covered (or for words cut off with a truncated source). The
+    layer does it for a subword source: word n begins at the n-th
+    word-initial piece of the source and runs to the next one (or to eos or
+    padding); h_n is the encoder output at its first piece (`pooling="first"`)
+    or the mean over its pieces (`"mean"`: a word's last pieces carry its
+    suffix, "-ing", "-s", which a tagging parser needs; BUILD_NOTES.md,
+    "Parsing", measures both). The returned vector is `W h_n + b` (`W` and
+    `b` learned), zero once every word is covered (or for words cut off with
+    a truncated source). The
     Transformer adds it to the decoder's input embeddings. Not in the paper:
     an option of the model (`next_word_pointer`), a stated deviation
     (BUILD_NOTES.md, "Parsing").
@@ -42,6 +55,8 @@ class NextWordPointer(keras.layers.Layer):
         source_vocab_size: int. Source vocabulary size.
         target_vocab_size: int. Target vocabulary size.
         hidden_dim: int. D, the size of the encoder output and of the result.
+        pooling: `"first"` or `"mean"`, how a word's pieces make h_n.
+            Defaults to `"first"`.
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:
@@ -62,11 +77,20 @@ class NextWordPointer(keras.layers.Layer):
     (1, 3, 4)
     """
 
-    def __init__(self, source_vocab_size, target_vocab_size, hidden_dim, **kwargs):
+    def __init__(
+        self,
+        source_vocab_size,
+        target_vocab_size,
+        hidden_dim,
+        pooling="first",
+        **kwargs,
+    ):
         super().__init__(**kwargs)
         check_positive_int("source_vocab_size", source_vocab_size)
         check_positive_int("target_vocab_size", target_vocab_size)
         check_positive_int("hidden_dim", hidden_dim)
+        check_one_of("pooling", pooling, POOLINGS)
+        self.pooling = pooling
         self.source_vocab_size = source_vocab_size
         self.target_vocab_size = target_vocab_size
         self.hidden_dim = hidden_dim
@@ -144,14 +168,20 @@ class NextWordPointer(keras.layers.Layer):
 
     def memory(self, source_ids, encoder_output):
         """`(projected [B, S, D], word_positions [B, S] int32)`: each source
-        piece's `W h + b`, and its word number if it starts a word, else -1."""
+        piece's `W h + b`, and the number of the word whose vector it makes
+        (its first piece, or with `pooling="mean"` each of its pieces), else
+        -1."""
         source_ids = ops.cast(source_ids, "int32")
+        in_word = ops.ones_like(source_ids, dtype="bool")
+        for special in NOT_WORD_IDS:
+            in_word = ops.logical_and(in_word, ops.not_equal(source_ids, special))
         starts = ops.take(self.word_starts, source_ids) > 0.5
-        starts = ops.logical_and(starts, ops.not_equal(source_ids, 0))
-        starts = ops.cast(starts, "int32")
-        # [B, S]: 0-based word number at each word-initial piece, -1 elsewhere
-        numbers = ops.cumsum(starts, axis=-1) - 1
-        positions = ops.where(starts > 0, numbers, -1)
+        starts = ops.logical_and(starts, in_word)
+        # [B, S]: the 0-based number of the word each piece is in (-1 before
+        # the first word-initial piece)
+        numbers = ops.cumsum(ops.cast(starts, "int32"), axis=-1) - 1
+        pooled = starts if self.pooling == "first" else in_word
+        positions = ops.where(ops.logical_and(pooled, numbers >= 0), numbers, -1)
         return self.projection(encoder_output), positions
 
     def select(self, memory, word_positions, next_word_index, num_beams=None):
@@ -173,13 +203,17 @@ class NextWordPointer(keras.layers.Layer):
         t = ops.shape(next_word_index)[1]
         # [B*K, t] -> [B, K*t]
         index = ops.reshape(ops.cast(next_word_index, "int32"), (-1, k * t))
-        # [B, K*t, 1] == [B, 1, S] -> [B, K*t, S], one 1 per row at most
-        # (pieces that start no word hold -1 and match nothing)
+        # [B, K*t, 1] == [B, 1, S] -> [B, K*t, S]: the pieces of each row's
+        # word (pieces of no word hold -1 and match nothing), each weighing
+        # 1 / their number (one piece of weight 1 with `pooling="first"`)
         selection = ops.logical_and(
             ops.equal(ops.expand_dims(index, -1), ops.expand_dims(word_positions, 1)),
             ops.expand_dims(word_positions >= 0, 1),
         )
         selection = ops.cast(selection, memory.dtype)
+        if self.pooling == "mean":
+            count = ops.sum(selection, axis=-1, keepdims=True)
+            selection = selection / ops.maximum(count, ops.ones_like(count))
         # [B, K*t, S] x [B, S, D] -> [B, K*t, D] -> [B*K, t, D]
         selected = ops.matmul(selection, memory)
         return ops.reshape(selected, (-1, t, ops.shape(memory)[-1]))
@@ -200,6 +234,7 @@ class NextWordPointer(keras.layers.Layer):
                 "source_vocab_size": self.source_vocab_size,
                 "target_vocab_size": self.target_vocab_size,
                 "hidden_dim": self.hidden_dim,
+                "pooling": self.pooling,
             }
         )
         return config

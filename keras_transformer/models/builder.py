@@ -46,6 +46,7 @@ def build_transformer(config: TransformerConfig, dtype=None, **kwargs) -> Transf
         normalize_first=config.normalize_first,
         layer_norm_epsilon=config.layer_norm_epsilon,
         next_word_pointer=config.next_word_pointer,
+        next_word_pooling=config.next_word_pooling,
         dtype=dtype,
         **kwargs,
     )

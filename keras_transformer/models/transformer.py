@@ -78,6 +78,8 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
             projected encoder output at the next word to cover
             (`NextWordPointer`, not in the paper; its tables are set by
             `set_word_vocabularies`, as `train` does). Defaults to `False`.
+        next_word_pooling: `"first"` or `"mean"`: a word's vector is its
+            first subword's or the mean of its subwords'. Defaults to `"first"`.
         dtype: dtype policy of every layer (e.g. `"mixed_bfloat16"`).
         **kwargs: `keras.Model` arguments (`name`, ...).
 
@@ -111,6 +113,7 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
         normalize_first=False,
         layer_norm_epsilon=1e-6,
         next_word_pointer=False,
+        next_word_pooling="first",
         dtype=None,
         **kwargs,
     ):
@@ -193,6 +196,7 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
                 source_vocab_size,
                 target_vocab_size,
                 hidden_dim,
+                pooling=next_word_pooling,
                 dtype=dtype,
                 name="next_word_pointer",
             )
@@ -238,6 +242,7 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
         self.normalize_first = normalize_first
         self.layer_norm_epsilon = layer_norm_epsilon
         self.next_word_pointer = next_word_pointer
+        self.next_word_pooling = next_word_pooling
 
     def set_word_vocabularies(self, word_start_ids, word_symbol_ids):
         """Sets the next-word pointer's tables (`next_word_pointer=True`):

@@ -47,6 +47,7 @@ def test_dict_round_trip():
         ({"target_vocab_size": 100}, "target_vocab_size=100"),
         ({"num_layers": 0}, "num_layers=0"),
         ({"position_encoding": "rotary"}, "position_encoding='rotary'"),
+        ({"next_word_pooling": "max"}, "next_word_pooling='max'"),
         ({"d_model": 7, "num_heads": 1}, "d_model=7"),
     ],
 )

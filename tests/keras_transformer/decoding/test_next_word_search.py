@@ -38,6 +38,7 @@ def _pointer_model():
         target_vocab_size=TARGET_VOCAB,
         shared_embeddings=False,
         next_word_pointer=True,
+        next_word_pooling="mean",  # the parsing recipe's
     )
     model.set_word_vocabularies(WORD_STARTS, [XX])
     # Random weights rarely emit the word symbol (or eos) on some backends'

@@ -2,7 +2,8 @@ import keras
 import numpy as np
 import pytest
 
-from keras_transformer.layers.next_word_pointer import NextWordPointer
+from keras_transformer.layers.next_word_pointer import NOT_WORD_IDS, NextWordPointer
+from keras_transformer.models.special_ids import BOS_ID, EOS_ID, PAD_ID
 from tests.layer_check import run_layer_check
 
 # Source ids: 4..11 begin a word, 12..19 continue one (0-3 pad/unk/bos/eos).
@@ -29,8 +30,10 @@ class _PointerWithTables(NextWordPointer):
         self.set_vocabularies(WORD_STARTS, [XX])
 
 
-def _pointer(hidden_dim=HIDDEN):
-    pointer = NextWordPointer(SOURCE_VOCAB, TARGET_VOCAB, hidden_dim=hidden_dim)
+def _pointer(hidden_dim=HIDDEN, pooling="first"):
+    pointer = NextWordPointer(
+        SOURCE_VOCAB, TARGET_VOCAB, hidden_dim=hidden_dim, pooling=pooling
+    )
     pointer.set_vocabularies(WORD_STARTS, [XX])
     return pointer
 
@@ -61,14 +64,55 @@ def test_layer_check(tmp_path):
     )
 
 
-def test_config_keeps_the_sizes():
-    config = NextWordPointer(SOURCE_VOCAB, TARGET_VOCAB, hidden_dim=8).get_config()
+def test_config_keeps_the_sizes_and_pooling():
+    config = NextWordPointer(
+        SOURCE_VOCAB, TARGET_VOCAB, hidden_dim=8, pooling="mean"
+    ).get_config()
     assert (
         config["source_vocab_size"],
         config["target_vocab_size"],
         config["hidden_dim"],
-    ) == (SOURCE_VOCAB, TARGET_VOCAB, 8)
+        config["pooling"],
+    ) == (SOURCE_VOCAB, TARGET_VOCAB, 8, "mean")
     assert NextWordPointer.from_config(config).get_config() == config
+    # A config saved before `pooling` existed loads as the first piece.
+    del config["pooling"]
+    assert NextWordPointer.from_config(config).pooling == "first"
+    with pytest.raises(ValueError, match="Received: pooling='max'"):
+        NextWordPointer(SOURCE_VOCAB, TARGET_VOCAB, hidden_dim=8, pooling="max")
+
+
+def test_the_ids_of_no_word_are_the_models_special_ids():
+    assert sorted(NOT_WORD_IDS) == sorted((PAD_ID, BOS_ID, EOS_ID))
+
+
+def test_mean_pooling_numbers_every_piece_of_a_word_and_averages_them():
+    pointer = _pointer(pooling="mean")
+    source = np.array(
+        [
+            # a word of 3 pieces, a word of 1, a word of 2, eos, padding
+            [5, 12, 13, 6, 7, 14, EOS_ID, 0],
+            # a continuation piece first (a truncated word), a word of 3
+            # pieces cut by the source's end
+            [15, 9, 16, 17, 0, 0, 0, 0],
+        ],
+        "int32",
+    )
+    encoder_output = np.random.default_rng(4).normal(size=(2, 8, HIDDEN))
+    memory, positions = pointer.memory(source, encoder_output.astype("float32"))
+    assert np.asarray(positions).tolist() == [
+        [0, 0, 0, 1, 2, 2, -1, -1],
+        [-1, 0, 0, 0, -1, -1, -1, -1],
+    ]
+    memory = np.asarray(memory)
+    index = np.array([[0, 1, 2, 3], [0, 1, 0, 2]], "int32")
+    selected = np.asarray(pointer.select(memory, positions, index))
+    zero = np.zeros(HIDDEN, "float32")
+    expected = [
+        [memory[0, 0:3].mean(0), memory[0, 3], memory[0, 4:6].mean(0), zero],
+        [memory[1, 1:4].mean(0), zero, memory[1, 1:4].mean(0), zero],
+    ]
+    np.testing.assert_allclose(selected, np.array(expected), rtol=1e-5, atol=1e-6)
 
 
 def test_next_word_index_counts_word_symbols_inclusively():

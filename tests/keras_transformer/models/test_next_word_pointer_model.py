@@ -51,8 +51,9 @@ def _logits(model, source, target):
     return np.asarray(model({"source_ids": source, "target_ids": target}))
 
 
-def test_cached_steps_with_a_word_counter_equal_teacher_forcing():
-    model = _model()
+@pytest.mark.parametrize("pooling", ["first", "mean"])
+def test_cached_steps_with_a_word_counter_equal_teacher_forcing(pooling):
+    model = _model(next_word_pooling=pooling)
     source, target = _source(), _target()
     full = _logits(model, source, target)
 
@@ -201,12 +202,13 @@ def test_the_pointer_changes_the_logits():
 
 
 def test_config_round_trip_keeps_the_pointer():
-    model = _model()
+    model = _model(next_word_pooling="mean")
     config = model.get_config()
     assert config["next_word_pointer"] is True
     rebuilt = Transformer.from_config(config)
     assert rebuilt.get_config() == config
     assert rebuilt.pointer is not None
+    assert rebuilt.pointer.pooling == "mean"
     # The config holds no tables: a rebuilt model starts with zeros.
     assert not np.any(np.asarray(rebuilt.pointer.word_starts))
 
@@ -222,10 +224,12 @@ def test_build_transformer_passes_the_option():
         target_vocab_size=TARGET_VOCAB,
         shared_embeddings=False,
         next_word_pointer=True,
+        next_word_pooling="mean",
     )
     model = build_transformer(config)
     assert model.pointer is not None
     assert model.get_config()["next_word_pointer"] is True
+    assert model.pointer.pooling == "mean"
     assert (
         build_transformer(
             TransformerConfig.from_preset(
