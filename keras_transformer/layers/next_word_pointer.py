@@ -168,9 +168,10 @@ class NextWordPointer(keras.layers.Layer):
 
     def memory(self, source_ids, encoder_output):
         """`(projected [B, S, D], word_positions [B, S] int32)`: each source
-        piece's `W h + b`, and the number of the word whose vector it makes
-        (its first piece, or with `pooling="mean"` each of its pieces), else
-        -1."""
+        piece's `W h + b` (with `pooling="mean"` divided by its word's number
+        of pieces, once per sentence, so that `select`'s sum is their mean),
+        and the number of the word whose vector it makes (its first piece, or
+        with `"mean"` each of its pieces), else -1."""
         source_ids = ops.cast(source_ids, "int32")
         in_word = ops.ones_like(source_ids, dtype="bool")
         for special in NOT_WORD_IDS:
@@ -182,7 +183,15 @@ class NextWordPointer(keras.layers.Layer):
         numbers = ops.cumsum(ops.cast(starts, "int32"), axis=-1) - 1
         pooled = starts if self.pooling == "first" else in_word
         positions = ops.where(ops.logical_and(pooled, numbers >= 0), numbers, -1)
-        return self.projection(encoder_output), positions
+        projected = self.projection(encoder_output)
+        if self.pooling == "mean":
+            # [B, S, 1] == [B, 1, S] -> [B, S]: the pieces of each piece's word
+            same = ops.equal(
+                ops.expand_dims(positions, 2), ops.expand_dims(positions, 1)
+            )
+            count = ops.sum(ops.cast(same, projected.dtype), axis=-1, keepdims=True)
+            projected = projected / count  # count >= 1: a piece is in its word
+        return projected, positions
 
     def select(self, memory, word_positions, next_word_index, num_beams=None):
         """The projected encoder output at each row's next word.
@@ -204,16 +213,12 @@ class NextWordPointer(keras.layers.Layer):
         # [B*K, t] -> [B, K*t]
         index = ops.reshape(ops.cast(next_word_index, "int32"), (-1, k * t))
         # [B, K*t, 1] == [B, 1, S] -> [B, K*t, S]: the pieces of each row's
-        # word (pieces of no word hold -1 and match nothing), each weighing
-        # 1 / their number (one piece of weight 1 with `pooling="first"`)
+        # word, summed (pieces of no word hold -1 and match nothing)
         selection = ops.logical_and(
             ops.equal(ops.expand_dims(index, -1), ops.expand_dims(word_positions, 1)),
             ops.expand_dims(word_positions >= 0, 1),
         )
         selection = ops.cast(selection, memory.dtype)
-        if self.pooling == "mean":
-            count = ops.sum(selection, axis=-1, keepdims=True)
-            selection = selection / ops.maximum(count, ops.ones_like(count))
         # [B, K*t, S] x [B, S, D] -> [B, K*t, D] -> [B*K, t, D]
         selected = ops.matmul(selection, memory)
         return ops.reshape(selected, (-1, t, ops.shape(memory)[-1]))

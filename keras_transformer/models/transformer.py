@@ -78,8 +78,7 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
             projected encoder output at the next word to cover
             (`NextWordPointer`, not in the paper; its tables are set by
             `set_word_vocabularies`, as `train` does). Defaults to `False`.
-        next_word_pooling: `"first"` or `"mean"`: a word's vector is its
-            first subword's or the mean of its subwords'. Defaults to `"first"`.
+        next_word_pooling: `NextWordPointer`'s pooling, `"first"` (default) or `"mean"`.
         dtype: dtype policy of every layer (e.g. `"mixed_bfloat16"`).
         **kwargs: `keras.Model` arguments (`name`, ...).
 

@@ -104,13 +104,15 @@ def test_mean_pooling_numbers_every_piece_of_a_word_and_averages_them():
         [0, 0, 0, 1, 2, 2, -1, -1],
         [-1, 0, 0, 0, -1, -1, -1, -1],
     ]
-    memory = np.asarray(memory)
     index = np.array([[0, 1, 2, 3], [0, 1, 0, 2]], "int32")
     selected = np.asarray(pointer.select(memory, positions, index))
+    # W h + b of each piece, with the projection's own weights
+    kernel, bias = (np.asarray(w) for w in pointer.projection.weights)
+    pieces = encoder_output @ kernel + bias
     zero = np.zeros(HIDDEN, "float32")
     expected = [
-        [memory[0, 0:3].mean(0), memory[0, 3], memory[0, 4:6].mean(0), zero],
-        [memory[1, 1:4].mean(0), zero, memory[1, 1:4].mean(0), zero],
+        [pieces[0, 0:3].mean(0), pieces[0, 3], pieces[0, 4:6].mean(0), zero],
+        [pieces[1, 1:4].mean(0), zero, pieces[1, 1:4].mean(0), zero],
     ]
     np.testing.assert_allclose(selected, np.array(expected), rtol=1e-5, atol=1e-6)
 
