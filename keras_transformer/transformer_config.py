@@ -6,6 +6,7 @@ from keras_transformer.layers.next_word_pointer import POOLINGS
 from keras_transformer.presets import PRESETS
 from keras_transformer.validation import (
     check_dataclass_fields,
+    check_non_negative_int,
     check_one_of,
     check_positive_int,
     check_rate,
@@ -65,6 +66,9 @@ class TransformerConfig:
     # The pointer's vector of a word: its first subword, or the mean of its
     # subwords (`NextWordPointer`'s `pooling`).
     next_word_pooling: str = "first"
+    # The pointer's cross-attention bias by word distance from the next word,
+    # distances -W..W (`NextWordPointer`'s `distance_window`); 0 is off.
+    next_word_window: int = 0
 
     def __post_init__(self):
         for name in (
@@ -88,6 +92,17 @@ class TransformerConfig:
             )
         check_one_of("position_encoding", self.position_encoding, POSITION_ENCODINGS)
         check_one_of("next_word_pooling", self.next_word_pooling, POOLINGS)
+        check_non_negative_int("next_word_window", self.next_word_window)
+        if self.next_word_window and (
+            not self.next_word_pointer or self.next_word_pooling != "mean"
+        ):
+            raise ValueError(
+                "`next_word_window` needs `next_word_pointer` with "
+                "`next_word_pooling='mean'`. Received: next_word_window="
+                f"{self.next_word_window}, next_word_pointer="
+                f"{self.next_word_pointer}, next_word_pooling="
+                f"{self.next_word_pooling!r}"
+            )
         if self.position_encoding == "sinusoidal" and self.d_model % 2:
             raise ValueError(
                 "Sinusoidal positions need an even d_model. "

@@ -78,6 +78,11 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
         training: bool. Whether attention dropout is active.
         return_attention_scores: bool. Also return the attention weights
             `[B, H, T, S]` (`[B*K, H, T, S]` with `num_beams`).
+        attention_bias: optional float tensor `[B, H, T, S]` added to the
+            scaled scores `Q K^T / sqrt(d_k)` before the softmax (not in the
+            paper: the next-word pointer's distance bias, parsing). With
+            `num_beams`, `[B, H, K * T, S]`: beam k's query t in row
+            `k * T + t`, over the cache row of its sentence.
 
     Returns:
         `attention_output` `[B, T, D]`; then the attention weights if
@@ -102,6 +107,7 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
         num_beams=None,
         training=None,
         return_attention_scores=False,
+        attention_bias=None,
     ):
         if key is None:
             key = value
@@ -148,6 +154,7 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
             attention_mask=attention_mask,
             training=training,
             return_attention_scores=return_attention_scores,
+            attention_bias=attention_bias,
         )
         if beams is not None:
             attention_output = _unfold_beams(attention_output, beams)
@@ -193,14 +200,17 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
         attention_mask=None,
         training=None,
         return_attention_scores=False,
+        attention_bias=None,
     ):
-        """softmax(Q K^T / sqrt(d_k)) V on heads-first tensors, as batched matmuls.
+        """softmax(Q K^T / sqrt(d_k) + bias) V on heads-first tensors, as
+        batched matmuls.
 
         Args:
             query: `[B, H, T, d_k]`.
             key: `[B, H, S, d_k]`.
             value: `[B, H, S, d_v]`.
             attention_mask: optional bool `[B, T, S]`.
+            attention_bias: optional `[B, H, T, S]`, added to the scores.
 
         Returns:
             `([B, H, T, d_v], [B, H, T, S] weights or None)`.
@@ -208,6 +218,8 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
         query = ops.multiply(query, ops.cast(self._inverse_sqrt_key_dim, query.dtype))
         # [B, H, T, d_k] x [B, H, d_k, S] -> [B, H, T, S]
         scores = ops.matmul(query, ops.swapaxes(key, -1, -2))
+        if attention_bias is not None:
+            scores = scores + ops.cast(attention_bias, scores.dtype)
         if attention_mask is None:
             weights = self._masked_softmax(scores)
         else:

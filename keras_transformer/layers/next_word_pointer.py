@@ -5,7 +5,11 @@ import keras
 import numpy as np
 from keras import ops
 
-from keras_transformer.validation import check_one_of, check_positive_int
+from keras_transformer.validation import (
+    check_non_negative_int,
+    check_one_of,
+    check_positive_int,
+)
 
 # How a word's subword pieces make its vector: its first piece, or the mean
 # of all its pieces.
@@ -45,11 +49,22 @@ class NextWordPointer(keras.layers.Layer):
     (every checkpoint and export carries them). They start as zeros, which
     points every step at nothing.
 
+    With `distance_window=W > 0` the layer also biases the decoder's
+    cross-attention by where each source piece lies relative to the next
+    word: a learned scalar per head and word distance d = (the piece's word)
+    - n, clipped to [-W, W], plus one for pieces of no word (bos, eos,
+    padding), added to the attention scores (`attention_bias`). Ma et al.
+    (AAAI 2017) attend deterministically to a window of words around the
+    pointer; this lets each head learn its own window (the word before, the
+    next one, the words ahead) while content still chooses within it. It
+    needs `pooling="mean"`, whose word numbers cover every piece of a word.
+    Initialised at zero, it starts as plain attention.
+
     The teacher-forced call counts the word symbols of the decoder inputs
     with a cumulative sum; incremental decoding keeps the count per row in its
     search state (`next_word_index` with `words_before`) and calls `memory`
-    once and `select` per step: the same arithmetic, so cached and uncached
-    decoding agree.
+    once and `select` (and `attention_bias`) per step: the same arithmetic,
+    so cached and uncached decoding agree.
 
     Args:
         source_vocab_size: int. Source vocabulary size.
@@ -57,6 +72,10 @@ class NextWordPointer(keras.layers.Layer):
         hidden_dim: int. D, the size of the encoder output and of the result.
         pooling: `"first"` or `"mean"`, how a word's pieces make h_n.
             Defaults to `"first"`.
+        distance_window: int W >= 0, the word distances of the
+            cross-attention bias; 0 (the default) leaves attention alone.
+        num_heads: int, the decoder's attention heads; needed with
+            `distance_window`.
         **kwargs: base layer arguments (`name`, `dtype`, ...).
 
     Call arguments:
@@ -65,7 +84,8 @@ class NextWordPointer(keras.layers.Layer):
         encoder_output: tensor `[B, S, D]`.
 
     Returns:
-        A tensor `[B, T, D]`.
+        A tensor `[B, T, D]`; with `distance_window`, a tuple of it and the
+        cross-attention bias `[B, num_heads, T, S]`.
 
     Example:
 
@@ -83,6 +103,8 @@ class NextWordPointer(keras.layers.Layer):
         target_vocab_size,
         hidden_dim,
         pooling="first",
+        distance_window=0,
+        num_heads=None,
         **kwargs,
     ):
         super().__init__(**kwargs)
@@ -90,7 +112,18 @@ class NextWordPointer(keras.layers.Layer):
         check_positive_int("target_vocab_size", target_vocab_size)
         check_positive_int("hidden_dim", hidden_dim)
         check_one_of("pooling", pooling, POOLINGS)
+        check_non_negative_int("distance_window", distance_window)
+        if distance_window:
+            check_positive_int("num_heads", num_heads)
+            if pooling != "mean":
+                raise ValueError(
+                    "`distance_window` needs `pooling='mean'` (word numbers on "
+                    f"every piece). Received: pooling={pooling!r}, "
+                    f"distance_window={distance_window}"
+                )
         self.pooling = pooling
+        self.distance_window = distance_window
+        self.num_heads = num_heads
         self.source_vocab_size = source_vocab_size
         self.target_vocab_size = target_vocab_size
         self.hidden_dim = hidden_dim
@@ -117,6 +150,13 @@ class NextWordPointer(keras.layers.Layer):
             self.hidden_dim, dtype=self.dtype_policy, name="projection"
         )
         self.projection.build((None, None, self.hidden_dim))
+        if self.distance_window:
+            # [2W + 2, H]: distances -W..W, then pieces of no word
+            self.distance_bias = self.add_weight(
+                name="distance_bias",
+                shape=(2 * self.distance_window + 2, self.num_heads),
+                initializer="zeros",
+            )
         self.built = True
 
     def set_vocabularies(self, word_start_ids, word_symbol_ids):
@@ -208,10 +248,8 @@ class NextWordPointer(keras.layers.Layer):
             A tensor `[B, t, D]` (`[B*K, t, D]`), zero where the index is past
             the last word.
         """
-        k = num_beams or 1
         t = ops.shape(next_word_index)[1]
-        # [B*K, t] -> [B, K*t]
-        index = ops.reshape(ops.cast(next_word_index, "int32"), (-1, k * t))
+        index = _fold_index(next_word_index, num_beams)
         # [B, K*t, 1] == [B, 1, S] -> [B, K*t, S]: the pieces of each row's
         # word, summed (pieces of no word hold -1 and match nothing)
         selection = ops.logical_and(
@@ -223,14 +261,51 @@ class NextWordPointer(keras.layers.Layer):
         selected = ops.matmul(selection, memory)
         return ops.reshape(selected, (-1, t, ops.shape(memory)[-1]))
 
+    def attention_bias(self, word_positions, next_word_index, num_beams=None):
+        """The cross-attention bias by word distance from each row's next word.
+
+        Args:
+            word_positions: int tensor `[B, S]` from `memory`.
+            next_word_index: int tensor `[B, t]` (`[B*K, t]` with `num_beams`).
+            num_beams: optional int K.
+
+        Returns:
+            `None` without `distance_window`; else `[B, H, t, S]`, or with
+            `num_beams` `[B, H, K*t, S]` in the order of
+            `CachedMultiHeadAttention`'s `attention_bias` (beam k's position j
+            in row `k*t + j`).
+        """
+        if not self.distance_window:
+            return None
+        window = self.distance_window
+        # [B, 1, S] - [B, K*t, 1] -> [B, K*t, S]: each piece's word distance,
+        # clipped, as an index into the table (pieces of no word: 2W + 1)
+        index = _fold_index(next_word_index, num_beams)
+        distance = ops.expand_dims(word_positions, 1) - ops.expand_dims(index, -1)
+        bucket = ops.clip(distance, -window, window) + window
+        bucket = ops.where(
+            ops.expand_dims(word_positions >= 0, 1), bucket, 2 * window + 1
+        )
+        # [B, K*t, S, H] -> [B, H, K*t, S]
+        bias = ops.take(self.distance_bias, bucket, axis=0)
+        return ops.transpose(bias, (0, 3, 1, 2))
+
     def call(self, target_ids, source_ids, encoder_output):
         memory, positions = self.memory(source_ids, encoder_output)
-        return self.select(memory, positions, self.next_word_index(target_ids))
+        index = self.next_word_index(target_ids)
+        selected = self.select(memory, positions, index)
+        if not self.distance_window:
+            return selected
+        return selected, self.attention_bias(positions, index)
 
     def compute_output_shape(
         self, target_ids_shape, source_ids_shape, encoder_output_shape
     ):
-        return (*target_ids_shape, self.hidden_dim)
+        selected = (*target_ids_shape, self.hidden_dim)
+        if not self.distance_window:
+            return selected
+        batch, length = target_ids_shape
+        return selected, (batch, self.num_heads, length, source_ids_shape[1])
 
     def get_config(self):
         config = super().get_config()
@@ -240,6 +315,16 @@ class NextWordPointer(keras.layers.Layer):
                 "target_vocab_size": self.target_vocab_size,
                 "hidden_dim": self.hidden_dim,
                 "pooling": self.pooling,
+                "distance_window": self.distance_window,
+                "num_heads": self.num_heads,
             }
         )
         return config
+
+
+def _fold_index(next_word_index, num_beams):
+    """int32 `[B*K, t]` -> `[B, K*t]`: the K beam rows of a sentence side by
+    side, over its one memory row (K = `num_beams`, or 1)."""
+    k = num_beams or 1
+    t = ops.shape(next_word_index)[1]
+    return ops.reshape(ops.cast(next_word_index, "int32"), (-1, k * t))

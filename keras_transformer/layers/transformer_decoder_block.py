@@ -85,6 +85,10 @@ class TransformerDecoderBlock(TransformerBlockBase):
         training: bool. Whether dropout is active.
         return_attention_scores: bool. Also return the self-attention weights
             `[B, H, T, T]` and the cross-attention weights `[B, H, T, S]`.
+        cross_attention_bias: optional float tensor added to the
+            cross-attention scores (`CachedMultiHeadAttention`'s
+            `attention_bias`: `[B, H, T, S]`, or `[B, H, K * T, S]` with
+            `num_beams`).
 
     Returns:
         The output `[B, T, D]`; then, if asked for, the self- and
@@ -125,6 +129,7 @@ class TransformerDecoderBlock(TransformerBlockBase):
         share_beam_cache=False,
         training=None,
         return_attention_scores=False,
+        cross_attention_bias=None,
     ):
         if encoder_sequence is None and cross_attention_cache is None:
             raise ValueError(
@@ -206,6 +211,7 @@ class TransformerDecoderBlock(TransformerBlockBase):
                 num_beams=num_beams,
                 training=training,
                 return_attention_scores=return_attention_scores,
+                attention_bias=cross_attention_bias,
             )
             return split_attention_outputs(
                 outputs, return_attention_scores, cross_attention_cache is not None

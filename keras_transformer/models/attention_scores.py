@@ -38,6 +38,6 @@ class AttentionScores:
             target_padding_mask=padding_mask(target_ids, PAD_ID),
             training=training,
             return_attention_scores=True,
-            pointer=self._pointer(target_ids, source_ids, encoder_output),
+            **self._pointer(target_ids, source_ids, encoder_output),
         )
         return {"encoder": encoder_scores, **decoder_scores}

@@ -47,6 +47,7 @@ def build_transformer(config: TransformerConfig, dtype=None, **kwargs) -> Transf
         layer_norm_epsilon=config.layer_norm_epsilon,
         next_word_pointer=config.next_word_pointer,
         next_word_pooling=config.next_word_pooling,
+        next_word_window=config.next_word_window,
         dtype=dtype,
         **kwargs,
     )

@@ -154,7 +154,7 @@ class CachedDecoding:
             per layer (zero on the slots after the new positions), "cross":
             [B, H, t, S] per layer}`.
         """
-        pointer = None
+        pointer = bias = None
         if self.pointer is not None:
             if next_word_index is None:
                 raise ValueError(
@@ -167,9 +167,13 @@ class CachedDecoding:
                 next_word_index,
                 num_beams=num_beams,
             )
+            bias = self.pointer.attention_bias(
+                encoder_cache["word_positions"], next_word_index, num_beams=num_beams
+            )
         return self._decode(
             target_ids,
             pointer=pointer,
+            cross_attention_bias=bias,
             encoder_padding_mask=encoder_cache["source_padding_mask"],
             self_caches=self_caches,
             cross_caches=encoder_cache["cross_attention"],

@@ -79,6 +79,9 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
             (`NextWordPointer`, not in the paper; its tables are set by
             `set_word_vocabularies`, as `train` does). Defaults to `False`.
         next_word_pooling: `NextWordPointer`'s pooling, `"first"` (default) or `"mean"`.
+        next_word_window: int. `NextWordPointer`'s `distance_window` (a
+            cross-attention bias by word distance from the next word); 0
+            (default) is off.
         dtype: dtype policy of every layer (e.g. `"mixed_bfloat16"`).
         **kwargs: `keras.Model` arguments (`name`, ...).
 
@@ -113,6 +116,7 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
         layer_norm_epsilon=1e-6,
         next_word_pointer=False,
         next_word_pooling="first",
+        next_word_window=0,
         dtype=None,
         **kwargs,
     ):
@@ -129,6 +133,11 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
                 "Shared embeddings need one vocabulary. Received: "
                 f"source_vocab_size={source_vocab_size}, "
                 f"target_vocab_size={target_vocab_size}"
+            )
+        if next_word_window and not next_word_pointer:
+            raise ValueError(
+                "`next_word_window` needs the next-word pointer. Received: "
+                f"next_word_window={next_word_window!r}, next_word_pointer=False"
             )
 
         # === Layers ===
@@ -196,6 +205,8 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
                 target_vocab_size,
                 hidden_dim,
                 pooling=next_word_pooling,
+                distance_window=next_word_window,
+                num_heads=num_heads,
                 dtype=dtype,
                 name="next_word_pointer",
             )
@@ -209,7 +220,7 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
             encoder_padding_mask=source_mask,
             encoder_output=encoder_output,
             target_padding_mask=padding_mask(target_ids, PAD_ID),
-            pointer=self._pointer(target_ids, source_ids, encoder_output),
+            **self._pointer(target_ids, source_ids, encoder_output),
         )
         super().__init__(
             inputs={"source_ids": source_ids, "target_ids": target_ids},
@@ -242,6 +253,7 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
         self.layer_norm_epsilon = layer_norm_epsilon
         self.next_word_pointer = next_word_pointer
         self.next_word_pooling = next_word_pooling
+        self.next_word_window = next_word_window
 
     def set_word_vocabularies(self, word_start_ids, word_symbol_ids):
         """Sets the next-word pointer's tables (`next_word_pointer=True`):
@@ -254,9 +266,16 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
         self.pointer.set_vocabularies(word_start_ids, word_symbol_ids)
 
     def _pointer(self, target_ids, source_ids, encoder_output):
-        """The teacher-forced pointer vectors `[B, T, D]`, or `None`."""
-        if self.pointer is not None:
-            return self.pointer(target_ids, source_ids, encoder_output)
+        """`_decode`'s teacher-forced `pointer` `[B, T, D]` and
+        `cross_attention_bias` `[B, H, T, S]`, as keyword arguments (none
+        without the pointer, no bias without its window)."""
+        if self.pointer is None:
+            return {}
+        outputs = self.pointer(target_ids, source_ids, encoder_output)
+        if not self.pointer.distance_window:
+            return {"pointer": outputs}
+        pointer, bias = outputs
+        return {"pointer": pointer, "cross_attention_bias": bias}
 
     @staticmethod
     def _position_layer(kind, max_sequence_length, dtype, name):
@@ -304,6 +323,7 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
         return_attention_scores=False,
         project=True,
         pointer=None,
+        cross_attention_bias=None,
     ):
         """The decoder stack and the softmax projection, cached or not.
 
@@ -313,7 +333,8 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
         cache length in the cached path). With `project=False` the first item
         is the decoder output `[B, T, D]` before the pre-softmax projection.
         `pointer` is the next-word pointer's `[B, T, D]`, added to the
-        embeddings (`NextWordPointer`).
+        embeddings, and `cross_attention_bias` its `attention_bias`, added to
+        every cross-attention's scores (`NextWordPointer`).
         """
         start_index = 0 if index is None else index
         # [B, T] -> [B, T, D]
@@ -333,6 +354,7 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
                     encoder_padding_mask=encoder_padding_mask,
                     training=training,
                     return_attention_scores=return_attention_scores,
+                    cross_attention_bias=cross_attention_bias,
                 )
             else:
                 outputs = block(
@@ -346,6 +368,7 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
                     share_beam_cache=share_beam_cache,
                     training=training,
                     return_attention_scores=return_attention_scores,
+                    cross_attention_bias=cross_attention_bias,
                 )
             outputs = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
             x = outputs.pop(0)
@@ -376,9 +399,7 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
             target_padding_mask=padding_mask(inputs["target_ids"], PAD_ID),
             training=training,
             project=False,
-            pointer=self._pointer(
-                inputs["target_ids"], inputs["source_ids"], encoder_output
-            ),
+            **self._pointer(inputs["target_ids"], inputs["source_ids"], encoder_output),
         )
         return decoder_output
 

@@ -48,6 +48,12 @@ def test_dict_round_trip():
         ({"num_layers": 0}, "num_layers=0"),
         ({"position_encoding": "rotary"}, "position_encoding='rotary'"),
         ({"next_word_pooling": "max"}, "next_word_pooling='max'"),
+        ({"next_word_window": -1}, "next_word_window=-1"),
+        ({"next_word_window": 2}, "next_word_window=2, next_word_pointer=False"),
+        (
+            {"next_word_window": 2, "next_word_pointer": True},
+            "next_word_pooling='first'",
+        ),
         ({"d_model": 7, "num_heads": 1}, "d_model=7"),
     ],
 )

@@ -28,8 +28,9 @@ def test_layer_check(tmp_path):
     )
 
 
-def _reference_attention(layer, query, value, mask=None):
-    """Eq. (1) and §3.2.2 in numpy, from the layer's own weights."""
+def _reference_attention(layer, query, value, mask=None, bias=0.0):
+    """Eq. (1) and §3.2.2 in numpy, from the layer's own weights (`bias`
+    `[B, H, T, S]` added to the scaled scores)."""
     wq, bq = (np.array(w) for w in layer.query_dense.weights)
     wk, bk = (np.array(w) for w in layer.key_dense.weights)
     wv, bv = (np.array(w) for w in layer.value_dense.weights)
@@ -37,7 +38,7 @@ def _reference_attention(layer, query, value, mask=None):
     q = np.einsum("btd,dhk->bthk", query, wq) + bq
     k = np.einsum("bsd,dhk->bshk", value, wk) + bk
     v = np.einsum("bsd,dhk->bshk", value, wv) + bv
-    scores = np.einsum("bthk,bshk->bhts", q, k) / np.sqrt(q.shape[-1])
+    scores = np.einsum("bthk,bshk->bhts", q, k) / np.sqrt(q.shape[-1]) + bias
     if mask is not None:
         scores = np.where(mask[:, None], scores, -1e9)
     weights = np.exp(scores - scores.max(-1, keepdims=True))
@@ -56,6 +57,19 @@ def test_matches_equation_1(key_dim, value_dim):
     np.testing.assert_allclose(
         output, _reference_attention(layer, query, value, mask), atol=1e-5
     )
+
+
+def test_attention_bias_is_added_to_the_scaled_scores():
+    query, value = _inputs()
+    mask = np.ones((2, 4, 5), bool)
+    mask[1, :, 3:] = False
+    bias = np.random.default_rng(1).normal(size=(2, 2, 4, 5)).astype("float32")
+    layer = CachedMultiHeadAttention(num_heads=2, key_dim=4)
+    output = np.array(layer(query, value, attention_mask=mask, attention_bias=bias))
+    np.testing.assert_allclose(
+        output, _reference_attention(layer, query, value, mask, bias), atol=1e-5
+    )
+    assert not np.allclose(output, _reference_attention(layer, query, value, mask))
 
 
 def test_attention_scores_rows_sum_to_one_and_respect_mask():
@@ -170,6 +184,9 @@ def test_beam_rows_over_one_cache_row_per_sentence_equal_a_tiled_cache(beams):
     layer(query[:2], value)  # builds the weights
     cache = layer.compute_cache(value)
     tiled = tuple(np.repeat(np.array(c), beams, axis=0) for c in cache)
+    # A bias per beam row [B*K, H, T, S], and folded: [B, H, K*T, S]
+    bias = rng.normal(size=(2 * beams, 2, 2, 5)).astype("float32")
+    folded = bias.reshape(2, beams, 2, 2, 5).transpose(0, 2, 1, 3, 4)
     output, weights, _ = layer(
         query,
         query,
@@ -177,6 +194,7 @@ def test_beam_rows_over_one_cache_row_per_sentence_equal_a_tiled_cache(beams):
         cache=cache,
         num_beams=beams,
         return_attention_scores=True,
+        attention_bias=folded.reshape(2, 2, beams * 2, 5),
     )
     expected, expected_weights, _ = layer(
         query,
@@ -184,6 +202,7 @@ def test_beam_rows_over_one_cache_row_per_sentence_equal_a_tiled_cache(beams):
         attention_mask=np.repeat(np.repeat(mask, 2, axis=1), beams, axis=0),
         cache=tiled,
         return_attention_scores=True,
+        attention_bias=bias,
     )
     np.testing.assert_allclose(np.array(output), np.array(expected), atol=1e-6)
     np.testing.assert_allclose(np.array(weights), np.array(expected_weights), atol=1e-6)

@@ -75,9 +75,21 @@ def test_config_keeps_the_sizes_and_pooling():
         config["pooling"],
     ) == (SOURCE_VOCAB, TARGET_VOCAB, 8, "mean")
     assert NextWordPointer.from_config(config).get_config() == config
-    # A config saved before `pooling` existed loads as the first piece.
-    del config["pooling"]
+    # A config saved before `pooling` (or the window) existed loads as the
+    # first piece (and no bias).
+    del config["pooling"], config["distance_window"], config["num_heads"]
     assert NextWordPointer.from_config(config).pooling == "first"
+    assert NextWordPointer.from_config(config).distance_window == 0
+    windowed = NextWordPointer(
+        SOURCE_VOCAB,
+        TARGET_VOCAB,
+        hidden_dim=8,
+        pooling="mean",
+        distance_window=2,
+        num_heads=4,
+    ).get_config()
+    assert (windowed["distance_window"], windowed["num_heads"]) == (2, 4)
+    assert NextWordPointer.from_config(windowed).get_config() == windowed
     with pytest.raises(ValueError, match="Received: pooling='max'"):
         NextWordPointer(SOURCE_VOCAB, TARGET_VOCAB, hidden_dim=8, pooling="max")
 
@@ -115,6 +127,48 @@ def test_mean_pooling_numbers_every_piece_of_a_word_and_averages_them():
         [pieces[1, 1:4].mean(0), zero, pieces[1, 1:4].mean(0), zero],
     ]
     np.testing.assert_allclose(selected, np.array(expected), rtol=1e-5, atol=1e-6)
+
+
+def test_distance_bias_by_hand():
+    # Window 1: table rows are distances -1, 0, +1 and "no word"; 2 heads.
+    pointer = NextWordPointer(
+        SOURCE_VOCAB,
+        TARGET_VOCAB,
+        hidden_dim=HIDDEN,
+        pooling="mean",
+        distance_window=1,
+        num_heads=2,
+    )
+    pointer.set_vocabularies(WORD_STARTS, [XX])
+    table = np.array([[1, 10], [2, 20], [3, 30], [4, 40]], "float32")
+    pointer.distance_bias.assign(table)
+    # words 0 (2 pieces), 1, 2; eos; padding
+    source = np.array([[5, 12, 6, 7, EOS_ID, 0]], "int32")
+    _, positions = pointer.memory(source, np.zeros((1, 6, HIDDEN), "float32"))
+    # next words 0 and 2: distances [0 0 1 2 - -] and [-2 -2 -1 0 - -]
+    bias = np.asarray(pointer.attention_bias(positions, np.array([[0, 2]])))
+    rows = [[1, 1, 2, 2, 3, 3], [0, 0, 0, 1, 3, 3]]
+    assert bias.shape == (1, 2, 2, 6)
+    np.testing.assert_array_equal(bias[0], table[rows].transpose(2, 0, 1))
+    # The teacher-forced call returns the same bias beside the vectors
+    # (inputs bos, XX, XX point at words 0, 1, 2).
+    selected, called = pointer(
+        np.array([[BOS, XX, XX]], "int32"),
+        source,
+        np.zeros((1, 6, HIDDEN), "float32"),
+    )
+    assert selected.shape == (1, 3, HIDDEN)
+    np.testing.assert_array_equal(
+        np.asarray(called)[0, :, [0, 2]], bias[0].transpose(1, 0, 2)
+    )
+    # Beam rows (K=2 per sentence) fold as the attention folds its queries:
+    # beam k's position j in row k*t + j.
+    folded = np.asarray(
+        pointer.attention_bias(positions, np.array([[0], [2]]), num_beams=2)
+    )
+    np.testing.assert_array_equal(folded, bias)
+    # Without a window there is no bias.
+    assert _pointer(pooling="mean").attention_bias(positions, [[0]]) is None
 
 
 def test_next_word_index_counts_word_symbols_inclusively():
@@ -297,6 +351,9 @@ def test_set_vocabularies_rejects_bad_ids(word_start_ids, word_symbol_ids, name)
         ({"source_vocab_size": 0}, "source_vocab_size=0"),
         ({"target_vocab_size": -1}, "target_vocab_size=-1"),
         ({"hidden_dim": 0}, "hidden_dim=0"),
+        ({"distance_window": -1}, "distance_window=-1"),
+        ({"distance_window": 2, "pooling": "mean"}, "num_heads=None"),
+        ({"distance_window": 2, "num_heads": 2}, "pooling='first'"),
     ],
 )
 def test_bad_arguments(kwargs, message):
