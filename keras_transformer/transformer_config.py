@@ -69,6 +69,9 @@ class TransformerConfig:
     # The pointer's cross-attention bias by word distance from the next word,
     # distances -W..W (`NextWordPointer`'s `distance_window`); 0 is off.
     next_word_window: int = 0
+    # The encoder's self-attention bias by word distance between pieces'
+    # words, -W..W (`Transformer`'s `encoder_word_window`); 0 is off.
+    encoder_word_window: int = 0
 
     def __post_init__(self):
         for name in (
@@ -92,17 +95,18 @@ class TransformerConfig:
             )
         check_one_of("position_encoding", self.position_encoding, POSITION_ENCODINGS)
         check_one_of("next_word_pooling", self.next_word_pooling, POOLINGS)
-        check_non_negative_int("next_word_window", self.next_word_window)
-        if self.next_word_window and (
-            not self.next_word_pointer or self.next_word_pooling != "mean"
-        ):
-            raise ValueError(
-                "`next_word_window` needs `next_word_pointer` with "
-                "`next_word_pooling='mean'`. Received: next_word_window="
-                f"{self.next_word_window}, next_word_pointer="
-                f"{self.next_word_pointer}, next_word_pooling="
-                f"{self.next_word_pooling!r}"
-            )
+        for name in ("next_word_window", "encoder_word_window"):
+            window = getattr(self, name)
+            check_non_negative_int(name, window)
+            if window and (
+                not self.next_word_pointer or self.next_word_pooling != "mean"
+            ):
+                raise ValueError(
+                    f"`{name}` needs `next_word_pointer` with "
+                    f"`next_word_pooling='mean'`. Received: {name}={window}, "
+                    f"next_word_pointer={self.next_word_pointer}, "
+                    f"next_word_pooling={self.next_word_pooling!r}"
+                )
         if self.position_encoding == "sinusoidal" and self.d_model % 2:
             raise ValueError(
                 "Sinusoidal positions need an even d_model. "

@@ -31,6 +31,7 @@ from keras_transformer.layers.sinusoidal_position_encoding import (
 )
 from keras_transformer.layers.transformer_decoder_block import TransformerDecoderBlock
 from keras_transformer.layers.transformer_encoder_block import TransformerEncoderBlock
+from keras_transformer.layers.word_distance_bias import WordDistanceBias
 
 __all__ = [
     "CachedMultiHeadAttention",
@@ -43,6 +44,7 @@ __all__ = [
     "SinusoidalPositionEncoding",
     "TransformerDecoderBlock",
     "TransformerEncoderBlock",
+    "WordDistanceBias",
     "causal_attention_mask",
     "key_padding_attention_mask",
     "merge_attention_masks",

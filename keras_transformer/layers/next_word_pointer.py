@@ -5,6 +5,7 @@ import keras
 import numpy as np
 from keras import ops
 
+from keras_transformer.layers.word_distance_bias import WordDistanceBias
 from keras_transformer.validation import (
     check_non_negative_int,
     check_one_of,
@@ -51,9 +52,10 @@ class NextWordPointer(keras.layers.Layer):
 
     With `distance_window=W > 0` the layer also biases the decoder's
     cross-attention by where each source piece lies relative to the next
-    word: a learned scalar per head and word distance d = (the piece's word)
-    - n, clipped to [-W, W], plus one for pieces of no word (bos, eos,
-    padding), added to the attention scores (`attention_bias`). Ma et al.
+    word (a `WordDistanceBias`): a learned scalar per head and word distance
+    d = (the piece's word) - n, clipped to [-W, W], plus one for pieces of
+    no word (bos, eos, padding), added to the attention scores
+    (`attention_bias`). Ma et al.
     (AAAI 2017) attend deterministically to a window of words around the
     pointer; this lets each head learn its own window (the word before, the
     next one, the words ahead) while content still chooses within it. It
@@ -151,12 +153,13 @@ class NextWordPointer(keras.layers.Layer):
         )
         self.projection.build((None, None, self.hidden_dim))
         if self.distance_window:
-            # [2W + 2, H]: distances -W..W, then pieces of no word
-            self.distance_bias = self.add_weight(
+            self.distance_bias = WordDistanceBias(
+                self.distance_window,
+                self.num_heads,
+                dtype=self.dtype_policy,
                 name="distance_bias",
-                shape=(2 * self.distance_window + 2, self.num_heads),
-                initializer="zeros",
             )
+            self.distance_bias.build()
         self.built = True
 
     def set_vocabularies(self, word_start_ids, word_symbol_ids):
@@ -206,23 +209,31 @@ class NextWordPointer(keras.layers.Layer):
             index = index + ops.expand_dims(ops.cast(words_before, "int32"), -1)
         return index
 
-    def memory(self, source_ids, encoder_output):
-        """`(projected [B, S, D], word_positions [B, S] int32)`: each source
-        piece's `W h + b` (with `pooling="mean"` divided by its word's number
-        of pieces, once per sentence, so that `select`'s sum is their mean),
-        and the number of the word whose vector it makes (its first piece, or
-        with `"mean"` each of its pieces), else -1."""
+    def word_numbers(self, source_ids, first_pieces=False):
+        """int32 `[B, S]`: the 0-based number of the word each source piece
+        is in, -1 for pieces of no word (bos, eos, padding, a continuation
+        piece before the first word-initial one); with `first_pieces`, only
+        each word's first piece is numbered."""
+        if not self.built:
+            # The encoder reads the word numbers before the pointer's call.
+            self.build()
         source_ids = ops.cast(source_ids, "int32")
         in_word = ops.ones_like(source_ids, dtype="bool")
         for special in NOT_WORD_IDS:
             in_word = ops.logical_and(in_word, ops.not_equal(source_ids, special))
         starts = ops.take(self.word_starts, source_ids) > 0.5
         starts = ops.logical_and(starts, in_word)
-        # [B, S]: the 0-based number of the word each piece is in (-1 before
-        # the first word-initial piece)
         numbers = ops.cumsum(ops.cast(starts, "int32"), axis=-1) - 1
-        pooled = starts if self.pooling == "first" else in_word
-        positions = ops.where(ops.logical_and(pooled, numbers >= 0), numbers, -1)
+        numbered = starts if first_pieces else in_word
+        return ops.where(ops.logical_and(numbered, numbers >= 0), numbers, -1)
+
+    def memory(self, source_ids, encoder_output):
+        """`(projected [B, S, D], word_positions [B, S] int32)`: each source
+        piece's `W h + b` (with `pooling="mean"` divided by its word's number
+        of pieces, once per sentence, so that `select`'s sum is their mean),
+        and the number of the word whose vector it makes (its first piece, or
+        with `"mean"` each of its pieces), else -1."""
+        positions = self.word_numbers(source_ids, first_pieces=self.pooling == "first")
         projected = self.projection(encoder_output)
         if self.pooling == "mean":
             # [B, S, 1] == [B, 1, S] -> [B, S]: the pieces of each piece's word
@@ -277,18 +288,8 @@ class NextWordPointer(keras.layers.Layer):
         """
         if not self.distance_window:
             return None
-        window = self.distance_window
-        # [B, 1, S] - [B, K*t, 1] -> [B, K*t, S]: each piece's word distance,
-        # clipped, as an index into the table (pieces of no word: 2W + 1)
         index = _fold_index(next_word_index, num_beams)
-        distance = ops.expand_dims(word_positions, 1) - ops.expand_dims(index, -1)
-        bucket = ops.clip(distance, -window, window) + window
-        bucket = ops.where(
-            ops.expand_dims(word_positions >= 0, 1), bucket, 2 * window + 1
-        )
-        # [B, K*t, S, H] -> [B, H, K*t, S]
-        bias = ops.take(self.distance_bias, bucket, axis=0)
-        return ops.transpose(bias, (0, 3, 1, 2))
+        return self.distance_bias(index, word_positions)
 
     def call(self, target_ids, source_ids, encoder_output):
         memory, positions = self.memory(source_ids, encoder_output)

@@ -45,6 +45,8 @@ class TransformerEncoderBlock(TransformerBlockBase):
         training: bool. Whether dropout is active.
         return_attention_scores: bool. Also return the self-attention weights
             `[B, H, S, S]`.
+        attention_bias: optional float tensor `[B, H, S, S]` added to the
+            self-attention scores (`CachedMultiHeadAttention`).
 
     Returns:
         A tensor `[B, S, D]`, and the attention weights if asked for.
@@ -68,6 +70,7 @@ class TransformerEncoderBlock(TransformerBlockBase):
         attention_mask=None,
         training=None,
         return_attention_scores=False,
+        attention_bias=None,
     ):
         mask = merge_attention_masks(ops.shape(inputs)[1], padding_mask, attention_mask)
 
@@ -78,6 +81,7 @@ class TransformerEncoderBlock(TransformerBlockBase):
                 attention_mask=mask,
                 training=training,
                 return_attention_scores=return_attention_scores,
+                attention_bias=attention_bias,
             )
             return split_attention_outputs(outputs, return_attention_scores, False)
 

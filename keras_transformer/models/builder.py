@@ -48,6 +48,7 @@ def build_transformer(config: TransformerConfig, dtype=None, **kwargs) -> Transf
         next_word_pointer=config.next_word_pointer,
         next_word_pooling=config.next_word_pooling,
         next_word_window=config.next_word_window,
+        encoder_word_window=config.encoder_word_window,
         dtype=dtype,
         **kwargs,
     )

@@ -20,6 +20,7 @@ from keras_transformer.layers.sinusoidal_position_encoding import (
 )
 from keras_transformer.layers.transformer_decoder_block import TransformerDecoderBlock
 from keras_transformer.layers.transformer_encoder_block import TransformerEncoderBlock
+from keras_transformer.layers.word_distance_bias import WordDistanceBias
 from keras_transformer.models.attention_scores import AttentionScores
 from keras_transformer.models.cached_decoding import CachedDecoding
 from keras_transformer.models.chunked_loss_training import ChunkedLossTraining
@@ -82,6 +83,10 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
         next_word_window: int. `NextWordPointer`'s `distance_window` (a
             cross-attention bias by word distance from the next word); 0
             (default) is off.
+        encoder_word_window: int W. With the pointer's mean pooling, a
+            `WordDistanceBias` of window W, one table for every encoder
+            layer, added to the encoder's self-attention scores (word
+            distance from each piece's word); 0 (default) is off.
         dtype: dtype policy of every layer (e.g. `"mixed_bfloat16"`).
         **kwargs: `keras.Model` arguments (`name`, ...).
 
@@ -117,6 +122,7 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
         next_word_pointer=False,
         next_word_pooling="first",
         next_word_window=0,
+        encoder_word_window=0,
         dtype=None,
         **kwargs,
     ):
@@ -134,10 +140,20 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
                 f"source_vocab_size={source_vocab_size}, "
                 f"target_vocab_size={target_vocab_size}"
             )
-        if next_word_window and not next_word_pointer:
+        for name, window in (
+            ("next_word_window", next_word_window),
+            ("encoder_word_window", encoder_word_window),
+        ):
+            if window and not next_word_pointer:
+                raise ValueError(
+                    f"`{name}` needs the next-word pointer. Received: "
+                    f"{name}={window!r}, next_word_pointer=False"
+                )
+        if encoder_word_window and next_word_pooling != "mean":
             raise ValueError(
-                "`next_word_window` needs the next-word pointer. Received: "
-                f"next_word_window={next_word_window!r}, next_word_pointer=False"
+                "`encoder_word_window` needs `next_word_pooling='mean'` (word "
+                "numbers on every piece). Received: "
+                f"next_word_pooling={next_word_pooling!r}"
             )
 
         # === Layers ===
@@ -210,6 +226,14 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
                 dtype=dtype,
                 name="next_word_pointer",
             )
+        self.encoder_word_distance = None
+        if encoder_word_window:
+            self.encoder_word_distance = WordDistanceBias(
+                encoder_word_window,
+                num_heads,
+                dtype=dtype,
+                name="encoder_word_distance",
+            )
 
         # === Functional model ===
         source_ids = keras.Input(shape=(None,), dtype="int32", name="source_ids")
@@ -254,6 +278,7 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
         self.next_word_pointer = next_word_pointer
         self.next_word_pooling = next_word_pooling
         self.next_word_window = next_word_window
+        self.encoder_word_window = encoder_word_window
 
     def set_word_vocabularies(self, word_start_ids, word_symbol_ids):
         """Sets the next-word pointer's tables (`next_word_pointer=True`):
@@ -289,6 +314,11 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
         x = self.source_embedding(source_ids)
         x = x + self.encoder_position(x)
         x = self.encoder_embedding_dropout(x, training=training)
+        bias = None
+        if self.encoder_word_distance is not None:
+            # [B, S]: each piece's word; [B, H, S, S], shared by the layers
+            words = self.pointer.word_numbers(source_ids)
+            bias = self.encoder_word_distance(words, words)
         scores = []
         for block in self.encoder_blocks:
             x = block(
@@ -296,6 +326,7 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
                 padding_mask=source_mask,
                 training=training,
                 return_attention_scores=return_attention_scores,
+                attention_bias=bias,
             )
             if return_attention_scores:
                 # [B, H, S, S] per layer

@@ -54,6 +54,7 @@ def test_dict_round_trip():
             {"next_word_window": 2, "next_word_pointer": True},
             "next_word_pooling='first'",
         ),
+        ({"encoder_word_window": 3}, "encoder_word_window=3, next_word_pointer"),
         ({"d_model": 7, "num_heads": 1}, "d_model=7"),
     ],
 )

@@ -38,14 +38,16 @@ def _pointer_model():
         target_vocab_size=TARGET_VOCAB,
         shared_embeddings=False,
         next_word_pointer=True,
-        # the parsing recipe's pooling and distance bias (random: it starts
-        # at zero)
+        # the parsing recipe's pooling and cross-attention distance bias
+        # (random: it starts at zero); the encoder's bias runs once per
+        # sentence, outside the steps (tested in
+        # tests/keras_transformer/models/test_next_word_pointer_model.py)
         next_word_pooling="mean",
         next_word_window=2,
     )
     model.set_word_vocabularies(WORD_STARTS, [XX])
-    bias = model.pointer.distance_bias
-    bias.assign(np.random.default_rng(3).normal(size=bias.shape).astype("float32"))
+    table = model.pointer.distance_bias.table
+    table.assign(np.random.default_rng(3).normal(size=table.shape).astype("float32"))
     # Random weights rarely emit the word symbol (or eos) on some backends'
     # initializations: shift the last decoder layer's output so that their
     # logits gain about 2 and 1.5 (the projection is the target embedding),

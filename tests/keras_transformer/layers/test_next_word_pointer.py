@@ -141,7 +141,7 @@ def test_distance_bias_by_hand():
     )
     pointer.set_vocabularies(WORD_STARTS, [XX])
     table = np.array([[1, 10], [2, 20], [3, 30], [4, 40]], "float32")
-    pointer.distance_bias.assign(table)
+    pointer.distance_bias.table.assign(table)
     # words 0 (2 pieces), 1, 2; eos; padding
     source = np.array([[5, 12, 6, 7, EOS_ID, 0]], "int32")
     _, positions = pointer.memory(source, np.zeros((1, 6, HIDDEN), "float32"))

@@ -15,24 +15,33 @@ WORD_STARTS, XX = list(range(4, 12)), 4
 BOS = 2
 
 
-def _model(window=0, **overrides):
-    """A tiny pointer model; with `window`, mean pooling and the distance
-    bias, its table random (it starts at zero, which biases nothing)."""
+def _model(window=0, encoder_window=0, **overrides):
+    """A tiny pointer model; with `window` (`encoder_window`), mean pooling
+    and the cross-attention (encoder) word-distance bias, its table random
+    (it starts at zero, which biases nothing)."""
     arguments = dict(
         source_vocab_size=SOURCE_VOCAB,
         target_vocab_size=TARGET_VOCAB,
         shared_embeddings=False,
         next_word_pointer=True,
     )
-    if window:
-        arguments.update(next_word_pooling="mean", next_word_window=window)
+    if window or encoder_window:
+        arguments.update(
+            next_word_pooling="mean",
+            next_word_window=window,
+            encoder_word_window=encoder_window,
+        )
     arguments.update(overrides)
     model = make_tiny_model(**arguments)
     if model.pointer is not None:
         model.set_word_vocabularies(WORD_STARTS, [XX])
-    if window:
-        bias = model.pointer.distance_bias
-        bias.assign(np.random.default_rng(3).normal(size=bias.shape).astype("float32"))
+    rng = np.random.default_rng(3)
+    for bias in (
+        model.pointer.distance_bias if window else None,
+        model.encoder_word_distance,
+    ):
+        if bias is not None:
+            bias.table.assign(rng.normal(size=bias.table.shape).astype("float32"))
     return model
 
 
@@ -58,9 +67,14 @@ def _logits(model, source, target):
     return np.asarray(model({"source_ids": source, "target_ids": target}))
 
 
-@pytest.mark.parametrize("pooling, window", [("first", 0), ("mean", 0), ("mean", 2)])
-def test_cached_steps_with_a_word_counter_equal_teacher_forcing(pooling, window):
-    model = _model(window, next_word_pooling=pooling)
+@pytest.mark.parametrize(
+    "pooling, window, encoder_window",
+    [("first", 0, 0), ("mean", 0, 0), ("mean", 2, 3)],
+)
+def test_cached_steps_with_a_word_counter_equal_teacher_forcing(
+    pooling, window, encoder_window
+):
+    model = _model(window, encoder_window, next_word_pooling=pooling)
     source, target = _source(), _target()
     full = _logits(model, source, target)
 
@@ -134,7 +148,7 @@ def test_a_wrong_word_counter_changes_the_cached_logits():
 @pytest.mark.parametrize("share_beam_cache", [False, True])
 def test_beam_rows_point_into_their_sentences_one_encoder_row(share_beam_cache):
     # With the distance bias: its rows are folded as the beams' queries.
-    model = _model(window=2)
+    model = _model(window=2, encoder_window=3)
     beams, length = 3, 5
     source = _source()
     # [B*K, length]: a different target per beam row
@@ -209,19 +223,27 @@ def test_the_pointer_changes_the_logits():
     np.testing.assert_allclose(pointed[:, 0], elsewhere[:, 0], atol=1e-5)
 
 
-def test_the_distance_bias_changes_the_logits():
+@pytest.mark.parametrize("window, encoder_window", [(2, 0), (0, 3)])
+def test_each_word_distance_bias_changes_the_logits(window, encoder_window):
     source, target = _source(), _target()
-    plain = _logits(_model(next_word_pooling="mean"), source, target)
-    model = _model(window=2)
+    plain_model = _model(next_word_pooling="mean")
+    plain = _logits(plain_model, source, target)
+    model = _model(window, encoder_window)
+    # The same weights (the pointer is built earlier with the encoder's
+    # bias, so its initial values differ), the table aside.
+    weights = {w.path: w for w in model.weights}
+    for weight in plain_model.weights:
+        weights[weight.path].assign(weight)
     biased = _logits(model, source, target)
     assert not np.allclose(biased, plain, atol=1e-3)
     # At zero (its initial value) the bias leaves attention as it was.
-    model.pointer.distance_bias.assign(np.zeros(model.pointer.distance_bias.shape))
+    bias = model.pointer.distance_bias if window else model.encoder_word_distance
+    bias.table.assign(np.zeros(bias.table.shape))
     np.testing.assert_allclose(_logits(model, source, target), plain, atol=1e-6)
 
 
 def test_config_round_trip_keeps_the_pointer():
-    model = _model(window=2)
+    model = _model(window=2, encoder_window=3)
     config = model.get_config()
     assert config["next_word_pointer"] is True
     rebuilt = Transformer.from_config(config)
@@ -230,6 +252,7 @@ def test_config_round_trip_keeps_the_pointer():
     assert rebuilt.pointer.pooling == "mean"
     assert rebuilt.pointer.distance_window == 2
     assert rebuilt.pointer.num_heads == 2
+    assert rebuilt.encoder_word_distance.window == 3
     # The config holds no tables: a rebuilt model starts with zeros.
     assert not np.any(np.asarray(rebuilt.pointer.word_starts))
 
@@ -247,12 +270,14 @@ def test_build_transformer_passes_the_option():
         next_word_pointer=True,
         next_word_pooling="mean",
         next_word_window=3,
+        encoder_word_window=5,
     )
     model = build_transformer(config)
     assert model.pointer is not None
     assert model.get_config()["next_word_pointer"] is True
     assert model.pointer.pooling == "mean"
-    assert model.pointer.distance_bias.shape == (2 * 3 + 2, 2)
+    assert model.pointer.distance_bias.table.shape == (2 * 3 + 2, 2)
+    assert model.encoder_word_distance.table.shape == (2 * 5 + 2, 2)
     assert (
         build_transformer(
             TransformerConfig.from_preset(
@@ -269,7 +294,7 @@ def test_build_transformer_passes_the_option():
 
 
 def test_weights_and_tables_round_trip_through_save_weights(tmp_path):
-    model = _model(window=2)
+    model = _model(window=2, encoder_window=3)
     source, target = _source(), _target()
     expected = _logits(model, source, target)
     path = str(tmp_path / "pointer.weights.h5")
@@ -288,7 +313,7 @@ def test_weights_and_tables_round_trip_through_save_weights(tmp_path):
 
 
 def test_keras_save_and_reload_keep_the_tables(tmp_path):
-    model = _model(window=2)
+    model = _model(window=2, encoder_window=3)
     source, target = _source(), _target()
     path = tmp_path / "pointer.keras"
     model.save(path)
