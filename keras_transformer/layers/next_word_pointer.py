@@ -55,12 +55,12 @@ class NextWordPointer(keras.layers.Layer):
     word (a `WordDistanceBias`): a learned scalar per head and word distance
     d = (the piece's word) - n, clipped to [-W, W], plus one for pieces of
     no word (bos, eos, padding), added to the attention scores
-    (`attention_bias`). Ma et al.
-    (AAAI 2017) attend deterministically to a window of words around the
-    pointer; this lets each head learn its own window (the word before, the
-    next one, the words ahead) while content still chooses within it. It
-    needs `pooling="mean"`, whose word numbers cover every piece of a word.
-    Initialised at zero, it starts as plain attention.
+    (`attention_bias`). Ma et al. (AAAI 2017) attend deterministically to a
+    window of words around the pointer; this lets each head learn its own
+    window (the word before, the next one, the words ahead) while content
+    still chooses within it. It needs `pooling="mean"`, whose word numbers
+    cover every piece of a word. Initialised at zero, it starts as plain
+    attention.
 
     The teacher-forced call counts the word symbols of the decoder inputs
     with a cumulative sum; incremental decoding keeps the count per row in its
