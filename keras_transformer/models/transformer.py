@@ -11,7 +11,6 @@ from keras_transformer.layers.lean_layer_normalization import LeanLayerNormaliza
 from keras_transformer.layers.learned_position_embedding import (
     LearnedPositionEmbedding,
 )
-from keras_transformer.layers.next_word_pointer import NextWordPointer
 from keras_transformer.layers.scaled_reversible_embedding import (
     ScaledReversibleEmbedding,
 )
@@ -20,16 +19,18 @@ from keras_transformer.layers.sinusoidal_position_encoding import (
 )
 from keras_transformer.layers.transformer_decoder_block import TransformerDecoderBlock
 from keras_transformer.layers.transformer_encoder_block import TransformerEncoderBlock
-from keras_transformer.layers.word_distance_bias import WordDistanceBias
 from keras_transformer.models.attention_scores import AttentionScores
 from keras_transformer.models.cached_decoding import CachedDecoding
 from keras_transformer.models.chunked_loss_training import ChunkedLossTraining
+from keras_transformer.models.parsing_inputs import ParsingInputs
 from keras_transformer.models.special_ids import BOS_ID, EOS_ID, PAD_ID  # noqa: F401
 from keras_transformer.validation import check_one_of, check_positive_int
 
 
 @keras.saving.register_keras_serializable(package="keras_transformer")
-class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Model):
+class Transformer(
+    AttentionScores, CachedDecoding, ChunkedLossTraining, ParsingInputs, keras.Model
+):
     """The Transformer of Figure 1: encoder stack, decoder stack, tied softmax.
 
     A functional model `{"source_ids": [B, S], "target_ids": [B, T]} -> logits
@@ -140,21 +141,6 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
                 f"source_vocab_size={source_vocab_size}, "
                 f"target_vocab_size={target_vocab_size}"
             )
-        for name, window in (
-            ("next_word_window", next_word_window),
-            ("encoder_word_window", encoder_word_window),
-        ):
-            if window and not next_word_pointer:
-                raise ValueError(
-                    f"`{name}` needs the next-word pointer. Received: "
-                    f"{name}={window!r}, next_word_pointer=False"
-                )
-        if encoder_word_window and next_word_pooling != "mean":
-            raise ValueError(
-                "`encoder_word_window` needs `next_word_pooling='mean'` (word "
-                "numbers on every piece). Received: "
-                f"next_word_pooling={next_word_pooling!r}"
-            )
 
         # === Layers ===
         self.source_embedding = ScaledReversibleEmbedding(
@@ -214,26 +200,17 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
             self.decoder_final_norm = LeanLayerNormalization(
                 epsilon=layer_norm_epsilon, dtype=dtype, name="decoder_final_norm"
             )
-        self.pointer = None
-        if next_word_pointer:
-            self.pointer = NextWordPointer(
-                source_vocab_size,
-                target_vocab_size,
-                hidden_dim,
-                pooling=next_word_pooling,
-                distance_window=next_word_window,
-                num_heads=num_heads,
-                dtype=dtype,
-                name="next_word_pointer",
-            )
-        self.encoder_word_distance = None
-        if encoder_word_window:
-            self.encoder_word_distance = WordDistanceBias(
-                encoder_word_window,
-                num_heads,
-                dtype=dtype,
-                name="encoder_word_distance",
-            )
+        self._build_parsing_inputs(
+            source_vocab_size,
+            target_vocab_size,
+            hidden_dim,
+            num_heads,
+            next_word_pointer,
+            next_word_pooling,
+            next_word_window,
+            encoder_word_window,
+            dtype,
+        )
 
         # === Functional model ===
         source_ids = keras.Input(shape=(None,), dtype="int32", name="source_ids")
@@ -280,28 +257,6 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
         self.next_word_window = next_word_window
         self.encoder_word_window = encoder_word_window
 
-    def set_word_vocabularies(self, word_start_ids, word_symbol_ids):
-        """Sets the next-word pointer's tables (`next_word_pointer=True`):
-        the source ids whose piece begins a word and the target ids of the
-        word symbols (see `NextWordPointer.set_vocabularies`)."""
-        if self.pointer is None:
-            raise ValueError(
-                "The model has no next-word pointer. Received: next_word_pointer=False"
-            )
-        self.pointer.set_vocabularies(word_start_ids, word_symbol_ids)
-
-    def _pointer(self, target_ids, source_ids, encoder_output):
-        """`_decode`'s teacher-forced `pointer` `[B, T, D]` and
-        `cross_attention_bias` `[B, H, T, S]`, as keyword arguments (none
-        without the pointer, no bias without its window)."""
-        if self.pointer is None:
-            return {}
-        outputs = self.pointer(target_ids, source_ids, encoder_output)
-        if not self.pointer.distance_window:
-            return {"pointer": outputs}
-        pointer, bias = outputs
-        return {"pointer": pointer, "cross_attention_bias": bias}
-
     @staticmethod
     def _position_layer(kind, max_sequence_length, dtype, name):
         if kind == "learned":
@@ -314,11 +269,8 @@ class Transformer(AttentionScores, CachedDecoding, ChunkedLossTraining, keras.Mo
         x = self.source_embedding(source_ids)
         x = x + self.encoder_position(x)
         x = self.encoder_embedding_dropout(x, training=training)
-        bias = None
-        if self.encoder_word_distance is not None:
-            # [B, S]: each piece's word; [B, H, S, S], shared by the layers
-            words = self.pointer.word_numbers(source_ids)
-            bias = self.encoder_word_distance(words, words)
+        # [B, H, S, S] or None, shared by the layers
+        bias = self._encoder_attention_bias(source_ids)
         scores = []
         for block in self.encoder_blocks:
             x = block(
