@@ -1,16 +1,16 @@
 """`training_speed.py --real`: the `small` model trained as `train` trains it.
 
 One process per setting (`python benchmarks/bucketed_training.py PATH
-RUN_DIR STEPS [BUCKET_SCALE [PRECISION]]`, PATH one of `graph`, `xla`,
-PRECISION a training precision, float32 by default): the library's
-`train` (`keras_transformer.cli.train`) on the `demo` recipe with `small`'s
-model (vocab 8,000, d_model 256, 4 heads, d_ff 1024, 3+3 layers, post-norm,
-dropout 0.1) and 2,048-token batches (its 64 x 32 tokens), on the bundled
-LibreOffice help corpus. The run is prepared (tokenizer, token cache),
-bucketed (the demo's 8, 16, 32, 64, 96 per side, or lengths growing by
-BUCKET_SCALE) and trained through `fit_resumable`, exactly as
-`keras-transformer train` does. A fresh process per setting, because
-TensorFlow reads the XLA cache flag once per process.
+RUN_DIR STEPS [BUCKET_SCALE [PRECISION [MIN_BUCKET_LENGTH]]]`, PATH one of
+`graph`, `xla`, PRECISION a training precision, float32 by default): the
+library's `train` (`keras_transformer.cli.train`) on the `demo` recipe with
+`small`'s model (vocab 8,000, d_model 256, 4 heads, d_ff 1024, 3+3 layers,
+post-norm, dropout 0.1) and 2,048-token batches (its 64 x 32 tokens), on the
+bundled LibreOffice help corpus. The run is prepared (tokenizer, token
+cache), bucketed (the demo recipe's buckets, or lengths growing by
+BUCKET_SCALE from MIN_BUCKET_LENGTH) and trained through `fit_resumable`,
+exactly as `keras-transformer train` does. A fresh process per setting,
+because TensorFlow reads the XLA cache flag once per process.
 
 It prints one JSON line, `"pipeline": "bucketed"`:
 - `target_tokens_per_second`: real target tokens over the steady state, the
@@ -111,14 +111,17 @@ def epoch_padding(run_dir, recipe, static):
 
 def main():
     path, run_dir, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    scale = float(sys.argv[4]) if len(sys.argv) > 4 else 2.0  # the demo's
+    demo = get_recipe("demo")
+    scale = float(sys.argv[4]) if len(sys.argv) > 4 else demo.bucket_scale
     precision = sys.argv[5] if len(sys.argv) > 5 else "float32"
+    min_length = int(sys.argv[6]) if len(sys.argv) > 6 else demo.min_bucket_length
     tune_memory()  # what the command line does
-    recipe = get_recipe("demo").with_overrides(
+    recipe = demo.with_overrides(
         {
             **SMALL_RECIPE,
             "train_steps": steps,
             "bucket_scale": scale,
+            "min_bucket_length": min_length,
             "precision": precision,
         }
     )
@@ -145,6 +148,7 @@ def main():
                 "precision": precision,
                 "recipe": "demo + small model, 2,048 tokens per batch",
                 "bucket_scale": scale,
+                "min_bucket_length": min_length,
                 "steps": result["steps"],
                 "steady_steps": len(steady),
                 "seconds_per_step": round(steady_seconds / len(steady), 4),

@@ -34,8 +34,9 @@ carries `"precision"`:
 
 `--real` also trains `small` the way `keras-transformer train` does, on the
 bundled corpus's bucketed batches (`bucketed_training.py`, one fresh process
-per path: graph mode on the demo's x2 buckets and on the paper's x1.1, XLA
-with an empty compilation cache, XLA again with the first XLA run's cache),
+per run of `BUCKETED_RUNS`: graph mode on the demo recipe's buckets, on
+tensor2tensor's x1.1 from 8 and on x2, XLA on x2 with an empty compilation
+cache, XLA again with the first XLA run's cache; `--real-runs` picks some),
 before the fixed-shape settings and peers of this
 process; its lines carry `"pipeline": "bucketed"`, the others `"fixed"`:
 
@@ -74,6 +75,7 @@ from process_repeats import add_processes_argument, repeat_in_processes  # noqa:
 from keras_transformer import TransformerConfig, build_transformer  # noqa: E402
 from keras_transformer.precisions import PRECISIONS  # noqa: E402
 from keras_transformer.process_defaults import tune_memory  # noqa: E402
+from keras_transformer.recipes import get_recipe  # noqa: E402
 from keras_transformer.training import compile_transformer  # noqa: E402
 
 # A program's process-wide choice (the command line makes it too): glibc's
@@ -299,30 +301,40 @@ def run_torch(name, steps, precision="float32"):
 TORCH_AUTOCAST = {"float32": False, "mixed_bfloat16": True}
 
 
-def run_bucketed(steps, precisions=("float32",)):
-    """`bucketed_training.py` in a fresh process per path and precision;
-    prints its lines."""
+# `--real` runs: (name, path, bucket scale, first bucket length); `None`
+# is the demo recipe's own. XLA on x2 buckets only (x1.1 would compile each
+# of its ~480 shapes).
+BUCKETED_RUNS = (
+    ("graph", "graph", None, None),  # the demo recipe's buckets
+    ("graph_x1.1_min8", "graph", 1.1, 8),  # tensor2tensor's
+    ("graph_x2", "graph", 2.0, 8),
+    ("xla_cold", "xla", 2.0, 8),
+    ("xla_cached", "xla", 2.0, 8),  # with xla_cold's executables
+)
+
+
+def run_bucketed(steps, precisions=("float32",), names=None):
+    """`bucketed_training.py` in a fresh process per run (`BUCKETED_RUNS`, or
+    those of `names`) and precision; prints its lines."""
     script = os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "bucketed_training.py"
     )
+    demo = get_recipe("demo")
     with tempfile.TemporaryDirectory() as root:
-        # The demo's x2 buckets on both paths; the paper's x1.1 in graph mode
-        # only (XLA would compile each of its ~480 shapes).
-        runs = [
-            ("graph", "graph", 2.0),
-            ("graph", "graph_x1.1", 1.1),
-            ("xla", "xla_cold", 2.0),
-            ("xla", "xla_cached", 2.0),
-        ]
         for precision in precisions:
-            for path, name, scale in runs:
+            for name, path, scale, min_length in BUCKETED_RUNS:
+                if names and name not in names:
+                    continue
                 run_dir = os.path.join(root, precision, name)
                 if name == "xla_cached":  # the cold run's executables only
                     shutil.copytree(
                         os.path.join(root, precision, "xla_cold", "xla_cache"),
                         os.path.join(run_dir, "xla_cache"),
                     )
-                command = [script, path, run_dir, str(steps), str(scale), precision]
+                scale = scale or demo.bucket_scale
+                min_length = min_length or demo.min_bucket_length
+                command = [script, path, run_dir, str(steps), str(scale)]
+                command += [precision, str(min_length)]
                 output = subprocess.run(
                     [sys.executable, *command],
                     check=True,
@@ -436,6 +448,12 @@ def main():
         default=150,
         help="Updates per --real run (a multiple of 50). Default: 150.",
     )
+    parser.add_argument(
+        "--real-runs",
+        nargs="+",
+        choices=[run[0] for run in BUCKETED_RUNS],
+        help="Only these --real runs (xla_cached needs xla_cold). Default: all.",
+    )
     parser.add_argument("--one", help=argparse.SUPPRESS)  # a setting, as JSON
     add_processes_argument(parser)
     args = parser.parse_args()
@@ -445,7 +463,7 @@ def main():
     if repeat_in_processes(__file__, args.processes, "seconds_per_step"):
         return
     if args.real:
-        run_bucketed(args.real_steps, args.precision)
+        run_bucketed(args.real_steps, args.precision, args.real_runs)
     for setting in settings(args):
         print(json.dumps(measure_in_a_process(setting)), flush=True)
 

@@ -97,6 +97,10 @@ class Recipe:
     # Ratio of consecutive length buckets (pipelines.BatchingConfig); small
     # corpora want coarse buckets, or most batches of an epoch are partial.
     bucket_scale: float = 1.1
+    # Length of the first bucket, where every shorter side is padded to
+    # (tensor2tensor's 8); a corpus of many short pairs pads less from a
+    # smaller one (BUILD_NOTES.md, "Mixed-precision training": the demo).
+    min_bucket_length: int = 8
     # Training (§5.2-5.4).
     train_steps: int | None = None  # updates; None = the preset's (100K/300K)
     train_minutes: float | None = None  # wall-clock bound, None = no bound
@@ -133,6 +137,7 @@ class Recipe:
             "tokens_per_batch",
             "max_tokens_per_replica",
             "max_train_length",
+            "min_bucket_length",
             "warmup_steps",
             "steps_per_epoch",
             "keep_checkpoints",
@@ -145,6 +150,12 @@ class Recipe:
         for name in ("train_minutes", "checkpoint_every_minutes"):
             check_positive_float(name, getattr(self, name), allow_none=True)
         check_positive_float("bucket_scale", self.bucket_scale)
+        if self.min_bucket_length > self.max_train_length:
+            raise ValueError(
+                "min_bucket_length must be at most max_train_length. Received: "
+                f"min_bucket_length={self.min_bucket_length}, "
+                f"max_train_length={self.max_train_length}"
+            )
         ratio = self.max_length_ratio
         if ratio is not None and not (
             isinstance(ratio, int | float)

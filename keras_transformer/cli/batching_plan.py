@@ -35,6 +35,7 @@ def batching_config(recipe, tokens_per_batch, num_replicas=1, static=False):
         max_train_length=recipe.max_train_length,
         max_length_ratio=recipe.max_length_ratio,
         bucket_scale=recipe.bucket_scale,
+        min_bucket_length=recipe.min_bucket_length,
         num_replicas=num_replicas,
         static_shapes=static,
         seed=recipe.seed,

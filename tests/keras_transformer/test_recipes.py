@@ -85,6 +85,19 @@ def test_a_record_of_another_version_names_its_fields():
         Recipe.from_dict(data)
 
 
+def test_the_first_bucket_length_reaches_the_batches():
+    """The recipe's first bucket is the batches' (the demo's 2, tensor2tensor's
+    8 elsewhere); a run stored before the field reads as 8, its batches."""
+    demo = get_recipe("demo")
+    assert batching_config(demo, 1_024).bucket_lengths[:4] == [2, 3, 4, 5]
+    assert batching_config(demo, 1_024).bucket_batch_sizes[:2] == [512, 341]
+    base = get_recipe("wmt14_en_de_base")
+    assert batching_config(base, 25_000).bucket_lengths[:3] == [8, 9, 10]
+    stored = demo.to_dict()
+    del stored["min_bucket_length"]
+    assert Recipe.from_dict(stored).min_bucket_length == 8
+
+
 @pytest.mark.parametrize(
     "overrides, message",
     [
@@ -100,6 +113,8 @@ def test_a_record_of_another_version_names_its_fields():
         ({"decoding.alpha": -1.0}, "alpha=-1.0"),
         ({"decoding.beems": 2}, "beems"),
         ({"max_train_length": 300}, "max_train_length=300"),
+        ({"min_bucket_length": 0}, "min_bucket_length=0"),
+        ({"min_bucket_length": 257}, "min_bucket_length=257, max_train_length=256"),
     ],
 )
 def test_bad_overrides_name_the_value(overrides, message):
