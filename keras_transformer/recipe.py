@@ -8,7 +8,7 @@ recipes, the paper's experiments, are in `keras_transformer.recipes`.
 import dataclasses
 
 from keras_transformer.decoding.decoding_config import DecodingConfig
-from keras_transformer.precisions import PRECISIONS
+from keras_transformer.precisions import PRECISION_CHOICES
 from keras_transformer.presets import PRESETS, training_values
 from keras_transformer.transformer_config import TransformerConfig
 from keras_transformer.validation import (
@@ -106,8 +106,9 @@ class Recipe:
     train_minutes: float | None = None  # wall-clock bound, None = no bound
     warmup_steps: int = 4_000
     learning_rate_scale: float = 1.0
-    # The Keras dtype policy of training (`precisions.PRECISIONS`); the
-    # paper's float32 by default. Variables and checkpoints stay float32.
+    # The Keras dtype policy of training (`precisions.PRECISIONS`), or
+    # "auto" (`precisions.resolve_precision`, the CPU demos'); the paper's
+    # float32 by default. Variables and checkpoints stay float32.
     precision: str = "float32"
     label_smoothing: float | None = None  # eps_ls; None = the preset's (§5.4)
     steps_per_epoch: int = 1_000  # batches between backups (resume points)
@@ -131,7 +132,7 @@ class Recipe:
         self._check_data()
         check_one_of("tokenizer", self.tokenizer, TOKENIZERS)
         check_one_of("preset", self.preset, tuple(PRESETS))
-        check_one_of("precision", self.precision, PRECISIONS)
+        check_one_of("precision", self.precision, PRECISION_CHOICES)
         for name in (
             "vocab_size",
             "tokens_per_batch",

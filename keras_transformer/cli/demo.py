@@ -94,6 +94,7 @@ def run_demo(
     rates = history.get("tokens_per_second", [])
     report |= {
         "steps": trained["steps"],
+        "precision": trained["precision"],  # the recipe's, "auto" resolved
         "parameters": trained["model"].count_params(),
         "train_tokens_per_second": round(sum(rates) / len(rates), 1) if rates else None,
         "train_steps": recipe.total_train_steps,
@@ -375,7 +376,7 @@ def _print_report(recipe, report, output):
     if report["task"] == "parsing":
         print("  (GUM's silver trees: not comparable with WSJ section 23.)")
     print("Time:")
-    labels = {"train": f"train ({report['steps']:,} updates)"}
+    labels = {"train": f"train ({report['steps']:,} updates, {report['precision']})"}
     rows = [
         (labels.get(name, name), seconds)
         for name, seconds in report["phase_seconds"].items()

@@ -14,7 +14,7 @@ from keras_transformer.cli.option_types import (
     run_directory,
 )
 from keras_transformer.cli.user_error import UserError
-from keras_transformer.precisions import PRECISIONS
+from keras_transformer.precisions import PRECISION_CHOICES
 
 
 def set_overrides(pairs):
@@ -204,12 +204,13 @@ def add_recipe_arguments(parser, steps=False):
 def add_precision_argument(parser):
     parser.add_argument(
         "--precision",
-        choices=PRECISIONS,
+        choices=PRECISION_CHOICES,
         help="Training precision (a Keras dtype policy; variables and "
         "checkpoints stay float32): mixed_float16 for GPUs (with loss "
         "scaling), mixed_bfloat16 for TPUs and CPUs with AVX-512 BF16 or "
-        "AMX. A run may "
-        "resume in another precision. Default: the recipe's (float32).",
+        "AMX; auto is mixed_bfloat16 on such a CPU without a GPU or TPU, "
+        "float32 elsewhere. A run may resume in another precision. Default: "
+        "the recipe's (float32; auto for demo and gum_parsing).",
     )
 
 

@@ -1,6 +1,7 @@
 """`keras-transformer train`: a recipe trained with `model.fit`, resumable."""
 
 import contextlib
+import dataclasses
 import os
 import time
 
@@ -16,6 +17,7 @@ from keras_transformer.cli.run_tokenizer import (
 from keras_transformer.cli.training_cache import read_cache
 from keras_transformer.cli.user_error import UserError
 from keras_transformer.models.builder import build_transformer
+from keras_transformer.precisions import resolve_precision
 from keras_transformer.training import (
     XlaCompileLog,
     compile_transformer,
@@ -166,6 +168,10 @@ def _train(
         run = wait_until_prepared(run_dir, verbose=verbose)
     tokenizer = load_run_tokenizer(run, recipe.seed)
     target_tokenizer = load_target_tokenizer(run, recipe)
+    # The precision this process trains in (the run's recipe.json keeps
+    # "auto", resolved again on each machine); checkpoints record it.
+    precision = resolve_precision(recipe.precision, has_accelerator())
+    recipe = dataclasses.replace(recipe, precision=precision)
     replicas = distribution.num_replicas_in_sync
     plan = batching_plan(recipe, replicas, static=jit_compile or strategy == "tpu")
     config, accumulation = plan
@@ -232,6 +238,7 @@ def _train(
         print(f"Checkpoints: {os.path.join(run.path, 'checkpoints')} (step {steps})")
     return {
         "steps": steps,
+        "precision": precision,
         "history": history.history if history is not None else {},
         "model": model,
     }

@@ -56,7 +56,8 @@ def test_demo_runs_the_life_cycle_and_reports(tmp_path, capsys):
     assert "10/10" in out and "Epoch 1/" not in out
     assert "Expected training time" not in out  # fewer updates than measured
     assert "BLEU" in out and report["bleu_signature"] in out
-    assert "train (10 updates)" in out and "total" in out
+    assert report["precision"] == "float32"  # tiny_arguments' ("auto" resolved)
+    assert "train (10 updates, float32)" in out and "total" in out
     assert f"Wrote {output}/:" in out and str(output / "learning_curve.png") in out
 
 

@@ -162,17 +162,24 @@ def _float_dtypes(weights_file):
     return dtypes
 
 
-def test_a_run_resumes_across_precisions_and_stays_float32(tiny_run, tmp_path, capsys):
-    """float32 (15 updates) -> mixed_float16 (20) -> mixed_bfloat16 (25): the
-    step continues across each change (loss scaling on, then off), every
-    checkpoint's record names its precision, the variables stay float32 and
-    the checkpoints of all three average."""
+def test_a_run_resumes_across_precisions_and_stays_float32(
+    tiny_run, tmp_path, capsys, monkeypatch
+):
+    """float32 (15 updates) -> mixed_float16 (20) -> auto on a CPU with
+    bfloat16 matmuls, so mixed_bfloat16 (25): the step continues across each
+    change (loss scaling on, then off), every checkpoint's record names the
+    precision it trained in, recipe.json keeps "auto", the variables stay
+    float32 and the checkpoints of all three average."""
+    monkeypatch.setattr(
+        "keras_transformer.precisions.cpu_has_bfloat16_matmuls", lambda *_: True
+    )
     run_dir = tmp_path / "run"
     shutil.copytree(tiny_run, run_dir)
-    for precision, steps in (("mixed_float16", "20"), ("mixed_bfloat16", "25")):
+    legs = (("mixed_float16", "mixed_float16", "20"), ("auto", "mixed_bfloat16", "25"))
+    for option, precision, steps in legs:
         status = cli.main(
             ["train", "--recipe", "demo", "--run-dir", str(run_dir)]
-            + ["--train-steps", steps, "--precision", precision]
+            + ["--train-steps", steps, "--precision", option]
             + tiny_arguments()
         )
         assert status == 0
@@ -188,7 +195,7 @@ def test_a_run_resumes_across_precisions_and_stays_float32(tiny_run, tmp_path, c
         weights = run_dir / "checkpoints" / f"ckpt-000000{steps}.weights.h5"
         assert _float_dtypes(weights) == {"float32"}
     stored = json.loads((run_dir / "recipe.json").read_text())
-    assert stored["precision"] == "mixed_bfloat16"
+    assert stored["precision"] == "auto"
     assert cli.main(["average", "--run-dir", str(run_dir)]) == 0
     (averaged,) = (run_dir / "averaged").glob("*.weights.h5")
     assert _float_dtypes(averaged) == {"float32"}
