@@ -40,3 +40,12 @@ def _seed_and_policy():
     keras.config.set_dtype_policy("float32")
     yield
     keras.config.set_dtype_policy("float32")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Files with a `slow` test run first, each file's tests in their order (a
+    stable sort). Under `--dist loadfile` a worker takes a whole file at a
+    time: with the long subprocess files last (the README's commands were the
+    very last file), one worker ran them while the other waited."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
