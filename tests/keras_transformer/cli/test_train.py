@@ -173,6 +173,7 @@ def test_a_run_resumes_across_precisions_and_stays_float32(
     monkeypatch.setattr(
         "keras_transformer.precisions.cpu_has_bfloat16_matmuls", lambda *_: True
     )
+    monkeypatch.setattr("keras_transformer.cli.train.has_accelerator", lambda: False)
     run_dir = tmp_path / "run"
     shutil.copytree(tiny_run, run_dir)
     legs = (("mixed_float16", "mixed_float16", "20"), ("auto", "mixed_bfloat16", "25"))
