@@ -2,11 +2,10 @@
 
 import dataclasses
 
-from keras_transformer.layers.next_word_pointer import POOLINGS
+from keras_transformer.layers.next_word_pointer import POOLINGS, check_word_windows
 from keras_transformer.presets import PRESETS
 from keras_transformer.validation import (
     check_dataclass_fields,
-    check_non_negative_int,
     check_one_of,
     check_positive_int,
     check_rate,
@@ -95,18 +94,12 @@ class TransformerConfig:
             )
         check_one_of("position_encoding", self.position_encoding, POSITION_ENCODINGS)
         check_one_of("next_word_pooling", self.next_word_pooling, POOLINGS)
-        for name in ("next_word_window", "encoder_word_window"):
-            window = getattr(self, name)
-            check_non_negative_int(name, window)
-            if window and (
-                not self.next_word_pointer or self.next_word_pooling != "mean"
-            ):
-                raise ValueError(
-                    f"`{name}` needs `next_word_pointer` with "
-                    f"`next_word_pooling='mean'`. Received: {name}={window}, "
-                    f"next_word_pointer={self.next_word_pointer}, "
-                    f"next_word_pooling={self.next_word_pooling!r}"
-                )
+        check_word_windows(
+            self.next_word_pointer,
+            self.next_word_pooling,
+            next_word_window=self.next_word_window,
+            encoder_word_window=self.encoder_word_window,
+        )
         if self.position_encoding == "sinusoidal" and self.d_model % 2:
             raise ValueError(
                 "Sinusoidal positions need an even d_model. "

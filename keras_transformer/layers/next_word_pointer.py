@@ -16,6 +16,23 @@ from keras_transformer.validation import (
 # of all its pieces.
 POOLINGS = ("first", "mean")
 
+
+def check_word_windows(next_word_pointer, next_word_pooling, **windows):
+    """Raises a `ValueError` naming the values unless each word-distance
+    window (`next_word_window`, `encoder_word_window`: an int >= 0, 0 is off)
+    that is on has the pointer with `"mean"` pooling, whose word numbers
+    cover every piece. `TransformerConfig` and `Transformer` both check."""
+    for name, window in windows.items():
+        check_non_negative_int(name, window)
+        if window and (not next_word_pointer or next_word_pooling != "mean"):
+            raise ValueError(
+                f"`{name}` needs `next_word_pointer` with "
+                f"`next_word_pooling='mean'`. Received: {name}={window}, "
+                f"next_word_pointer={next_word_pointer}, "
+                f"next_word_pooling={next_word_pooling!r}"
+            )
+
+
 # Source ids that belong to no word: padding, bos and eos (the ids of
 # `keras_transformer.models.special_ids`, not imported: `models` imports this
 # module; a test checks that they agree).

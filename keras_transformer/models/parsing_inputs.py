@@ -1,6 +1,9 @@
 """The parser's word-level inputs of the Transformer (§6.3; not in the paper)."""
 
-from keras_transformer.layers.next_word_pointer import NextWordPointer
+from keras_transformer.layers.next_word_pointer import (
+    NextWordPointer,
+    check_word_windows,
+)
 from keras_transformer.layers.word_distance_bias import WordDistanceBias
 
 
@@ -31,21 +34,12 @@ class ParsingInputs:
         encoder_word_window,
         dtype,
     ):
-        for name, window in (
-            ("next_word_window", next_word_window),
-            ("encoder_word_window", encoder_word_window),
-        ):
-            if window and not next_word_pointer:
-                raise ValueError(
-                    f"`{name}` needs the next-word pointer. Received: "
-                    f"{name}={window!r}, next_word_pointer=False"
-                )
-        if encoder_word_window and next_word_pooling != "mean":
-            raise ValueError(
-                "`encoder_word_window` needs `next_word_pooling='mean'` (word "
-                "numbers on every piece). Received: "
-                f"next_word_pooling={next_word_pooling!r}"
-            )
+        check_word_windows(
+            next_word_pointer,
+            next_word_pooling,
+            next_word_window=next_word_window,
+            encoder_word_window=encoder_word_window,
+        )
         self.pointer = None
         if next_word_pointer:
             self.pointer = NextWordPointer(

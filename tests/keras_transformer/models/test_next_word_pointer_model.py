@@ -322,3 +322,17 @@ def test_keras_save_and_reload_keep_the_tables(tmp_path):
     np.testing.assert_array_equal(
         _logits(reloaded, source, target), _logits(model, source, target)
     )
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"next_word_pointer": False}, "next_word_window=2, next_word_pointer=False"),
+        ({"next_word_pooling": "first"}, "next_word_pooling='first'"),
+    ],
+)
+def test_a_word_window_without_the_mean_pointer_is_refused(overrides, message):
+    """The model checks its windows as `TransformerConfig` does (one check,
+    `check_word_windows`), before it builds a layer."""
+    with pytest.raises(ValueError, match=message):
+        _model(window=2, **overrides)
