@@ -170,7 +170,8 @@ def _train(
     target_tokenizer = load_target_tokenizer(run, recipe)
     # The precision this process trains in (the run's recipe.json keeps
     # "auto", resolved again on each machine); checkpoints record it.
-    precision = resolve_precision(recipe.precision, has_accelerator())
+    accelerator = has_accelerator()
+    precision = resolve_precision(recipe.precision, accelerator)
     recipe = dataclasses.replace(recipe, precision=precision)
     replicas = distribution.num_replicas_in_sync
     plan = batching_plan(recipe, replicas, static=jit_compile or strategy == "tpu")
@@ -188,7 +189,7 @@ def _train(
                 f"loaded from {cache_dir}; the commonest, with batches per "
                 "epoch: " + ", ".join(f"{shape} ({shapes[shape]})" for shape in common)
             )
-    if verbose and recipe.precision == "mixed_float16" and not has_accelerator():
+    if verbose and recipe.precision == "mixed_float16" and not accelerator:
         print(
             "Precision mixed_float16 on a machine without a GPU: float16 "
             "matmuls are slow on CPUs; mixed_bfloat16 suits CPUs with AVX-512 "
