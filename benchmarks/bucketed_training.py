@@ -3,7 +3,7 @@
 One process per setting (`python benchmarks/bucketed_training.py PATH
 RUN_DIR STEPS [BUCKET_SCALE [PRECISION [MIN_BUCKET_LENGTH]]]`, PATH one of
 `graph`, `xla`, PRECISION a training precision, float32 by default): the
-library's `train` (`keras_transformer.cli.train`) on the `demo` recipe with
+library's `train` (`keras_transformer.runs.train`) on the `demo` recipe with
 `small`'s model (vocab 8,000, d_model 256, 4 heads, d_ff 1024, 3+3 layers,
 post-norm, dropout 0.1) and 2,048-token batches (its 64 x 32 tokens), on the
 bundled LibreOffice help corpus. The run is prepared (tokenizer, token
@@ -39,12 +39,12 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 import pipelines  # noqa: E402
-from keras_transformer.cli.batching_plan import batching_plan  # noqa: E402
-from keras_transformer.cli.run_directory import RunDirectory  # noqa: E402
-from keras_transformer.cli.train import train  # noqa: E402
-from keras_transformer.cli.training_cache import read_cache  # noqa: E402
 from keras_transformer.process_defaults import tune_memory  # noqa: E402
 from keras_transformer.recipes import get_recipe  # noqa: E402
+from keras_transformer.runs.batching_plan import batching_plan  # noqa: E402
+from keras_transformer.runs.run_directory import RunDirectory  # noqa: E402
+from keras_transformer.runs.train import train  # noqa: E402
+from keras_transformer.runs.training_cache import read_cache  # noqa: E402
 from keras_transformer.training.xla_compilation import (  # noqa: E402
     cached_executables,
 )

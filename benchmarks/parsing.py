@@ -8,11 +8,11 @@ the two baselines, parse speed, the repair rate. One JSON line per measure:
 - `baseline`: F1 (all, len <= 40) of the flat and right-branching trees
   (`pipelines.trees.tree_baselines`), with the training trees' most frequent
   labels; the same scorer as the run's (EVALB-compatible, `COLLINS.prm`,
-  the gold tags on every leaf, `cli.parse.with_gold_tags`).
+  the gold tags on every leaf, `parsing.with_gold_tags`).
 - `run`: for each beam size (beam 1 is greedy search) and search, F1,
   recall, precision, exact match and the repairs of one pass, of
-  `keras-transformer parse`'s path (`cli.parse_streaming.load_line_parser`,
-  `parse_file`: length-sorted batches within `--batch-tokens` tree symbols,
+  `keras-transformer parse`'s path (`Parser.from_run`,
+  `Parser.parse_file`: length-sorted batches within `--batch-tokens` tree symbols,
   a power of two of sentences each, the search compiled once per process:
   per batch shape with XLA, or once for every shape in graph mode,
   `--searches xla graph`, between which `parse` chooses by the input's
@@ -39,17 +39,17 @@ import time
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
 import pipelines  # noqa: E402
-from keras_transformer.cli.parse import (  # noqa: E402
+from keras_transformer.parsing import (  # noqa: E402
+    Parser,
     baseline_scores,
     bracket_scores,
-    load_parser,
     parse_sentences,
 )
-from keras_transformer.cli.parse_streaming import (  # noqa: E402
-    load_line_parser,
-    parse_file,
-)
 from keras_transformer.recipes import get_recipe  # noqa: E402
+from keras_transformer.runs import load_run  # noqa: E402
+from keras_transformer.runs.evaluation_files import (  # noqa: E402
+    best_hypothesis_decoding,
+)
 from pipelines import load_bundled_trees  # noqa: E402
 
 
@@ -73,7 +73,7 @@ def main():
     )
     args = parser.parse_args()
     # No `tune_memory()`: `keras-transformer parse` and `evaluate` leave
-    # glibc's mmap threshold dynamic (`cli.main.MEMORY_TUNED_COMMANDS`).
+    # glibc's mmap threshold dynamic (the command line's `MEMORY_TUNED_COMMANDS`).
     gold, _ = load_bundled_trees("test")
     gold = gold[: args.limit] if args.limit else gold
     for name, scores in baseline_scores(get_recipe("gum_parsing"), gold).items():
@@ -104,38 +104,33 @@ def main():
 
 def one_call_trees(run_dir, overrides, sentences):
     """The trees of one `parse_sentences` call (`evaluate`'s path)."""
-    recipe, tokenizer, target, model, _, config = load_parser(
-        run_dir, overrides=overrides
-    )
-    trees, _ = parse_sentences(recipe, tokenizer, target, model, sentences, config)
+    loaded = load_run(run_dir, task="parsing")
+    config = best_hypothesis_decoding(loaded.recipe, overrides)
+    trees, _ = parse_sentences(loaded, sentences, config)
     return [str(tree) for tree in trees]
 
 
 def measure(args, source, overrides, setting, gold):
-    """Two passes of `parse_file` with one parser; the JSON line (with the
-    trees, under "trees")."""
+    """Two passes of `Parser.parse_file` with one parser; the JSON line (with
+    the trees, under "trees")."""
     search, batch_tokens, batch_size = setting
     if search == "export":
-        parser, decoding = load_line_parser(export_dir=args.export, overrides=overrides)
-        parser.mode = "export"
+        parser = Parser.from_export(args.export)
     else:
-        parser, decoding = load_line_parser(
-            args.run_dir,
-            overrides=overrides,
-            compute_dtype=args.compute_dtype,
-            search=search,
+        parser = Parser.from_run(
+            args.run_dir, compute_dtype=args.compute_dtype, search=search
         )
+    decoding = parser.decoding_with(**overrides)
     times = []
     for number in range(2):
         output = os.path.join(os.path.dirname(source), f"trees{number}.txt")
         start = time.monotonic()
-        parse_file(
-            parser,
+        parser.parse_file(
             source,
             output,
-            decoding,
             batch_tokens=batch_tokens,
             batch_size=batch_size,
+            **overrides,
         )
         times.append(time.monotonic() - start)
     with open(output, encoding="utf-8") as f:
@@ -149,7 +144,7 @@ def measure(args, source, overrides, setting, gold):
         "beam_size": decoding.beam_size,
         "alpha": decoding.alpha,
         "compute_dtype": args.compute_dtype,
-        "search": parser.mode,
+        "search": parser.mode or "export",
         "batch_tokens": batch_tokens,
         "batch_size": batch_size,
         "sentences": count,

@@ -11,7 +11,7 @@ each, "bleu_change": {"<precision>": its BLEU minus float32's},
 directory.
 
 - `float32`: the model as trained.
-- `bfloat16`: `load_trained_model(compute_dtype="bfloat16")`, what
+- `bfloat16`: `load_run(compute_dtype="bfloat16")`, what
   `--compute-dtype bfloat16` gives `translate`, `evaluate` and `export`:
   Keras' `bfloat16` policy, the float32 weights rounded to bfloat16 on
   loading, bfloat16 compute and decoding caches.
@@ -43,13 +43,15 @@ os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
 
 import keras  # noqa: E402
 
-from keras_transformer.cli.data import read_texts  # noqa: E402
-from keras_transformer.cli.evaluate import (  # noqa: E402
+from keras_transformer.process_defaults import tune_memory  # noqa: E402
+from keras_transformer.runs.evaluation_files import (  # noqa: E402
     best_hypothesis_decoding,
+)
+from keras_transformer.runs.loaded_run import load_run  # noqa: E402
+from keras_transformer.runs.run_data import read_texts  # noqa: E402
+from keras_transformer.translation.translation_evaluation import (  # noqa: E402
     score_translations,
 )
-from keras_transformer.cli.trained_model import load_trained_model  # noqa: E402
-from keras_transformer.process_defaults import tune_memory  # noqa: E402
 
 tune_memory()
 
@@ -57,18 +59,17 @@ PRECISIONS = ("float32", "bfloat16", "int8")
 
 
 def load_model(run_dir, precision):
-    """`(recipe, tokenizer, model, weights)` of the run in `precision`."""
+    """The run, loaded (`LoadedRun`), its model in `precision`."""
     compute_dtype = "bfloat16" if precision == "bfloat16" else "float32"
-    recipe, tokenizer, model, weights = load_trained_model(
-        run_dir, compute_dtype=compute_dtype
-    )
+    loaded = load_run(run_dir, "translation", compute_dtype=compute_dtype)
+    model = loaded.model
     if precision == "int8":
         with warnings.catch_warnings():
             # "Layer X does not have a `quantize` method": the layers
             # without kernels, and the embedding (see the docstring).
             warnings.simplefilter("ignore")
             model.quantize("int8")
-    return recipe, tokenizer, model, weights
+    return loaded
 
 
 def main():
@@ -84,13 +85,12 @@ def main():
     results = {}
     int8_kernels = None
     for precision in args.precisions:
-        recipe, tokenizer, model, weights = load_model(args.run_dir, precision)
+        loaded = load_model(args.run_dir, precision)
+        recipe, weights = loaded.recipe, loaded.weights
         sources, references = read_texts(recipe, recipe.test_split, args.limit)
         start = time.perf_counter()
         result = score_translations(
-            recipe,
-            tokenizer,
-            model,
+            loaded,
             sources,
             references,
             best_hypothesis_decoding(recipe),
@@ -105,7 +105,7 @@ def main():
         }
         signature = result["bleu_signature"]
         if precision == "int8":
-            int8_kernels = sum(v.dtype == "int8" for v in model.weights)
+            int8_kernels = sum(v.dtype == "int8" for v in loaded.model.weights)
     changes = {
         precision: round(results[precision]["bleu"] - results["float32"]["bleu"], 2)
         for precision in results

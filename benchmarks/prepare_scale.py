@@ -19,7 +19,7 @@ The recipe is `demo` with the user's files, an 8,000-token vocabulary
 trained on a bounded sample (`tokenizer_sample_pairs`, default 100,000), and
 the default length filter. Memory must not grow with the corpus: reading,
 cleaning and tokenizing stream, and the cache is written one shard at a
-time (`keras_transformer.cli.training_cache`). The corpus files are written
+time (`keras_transformer.runs.training_cache`). The corpus files are written
 to `--work-dir` (several GB for 5M pairs) and removed afterwards unless
 `--keep`.
 """
@@ -69,10 +69,10 @@ def write_corpus(directory, pairs, seed=0, words=20_000):
 
 
 def run_prepare(paths, run_dir, vocab_size, sample_pairs):
+    # The console script, in its own process (its peak RSS is measured), as a
+    # user runs it.
     command = [
-        sys.executable,
-        "-c",
-        "import sys; from keras_transformer.cli import main; sys.exit(main())",
+        os.path.join(os.path.dirname(sys.executable), "keras-transformer"),
         "prepare",
         "--recipe",
         "demo",

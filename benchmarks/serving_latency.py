@@ -75,12 +75,12 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 from keras_transformer import TransformerConfig, build_transformer  # noqa: E402
-from keras_transformer.cli.compute_dtypes import COMPUTE_DTYPE_POLICIES  # noqa: E402
 from keras_transformer.decoding import (  # noqa: E402
     DecodingConfig,
     compiled_translate,
 )
 from keras_transformer.process_defaults import tune_memory  # noqa: E402
+from keras_transformer.runs.compute_dtypes import COMPUTE_DTYPE_POLICIES  # noqa: E402
 from pipelines import (  # noqa: E402
     EOS_ID,
     PAD_ID,
@@ -283,16 +283,15 @@ def _model(args):
     with random weights and a tokenizer trained here, or a run's trained
     model (`--run-dir`) with the export's input length."""
     if args.run_dir is not None:
-        from keras_transformer.cli.export import translator_arguments
-        from keras_transformer.cli.trained_model import load_trained_model
+        from keras_transformer.runs import load_run
+        from keras_transformer.translation import translator_arguments
 
-        recipe, tokenizer, model, weights = load_trained_model(
-            args.run_dir, compute_dtype=args.compute_dtype
-        )
+        loaded = load_run(args.run_dir, compute_dtype=args.compute_dtype)
         max_input_length = (
-            args.max_input_length or (translator_arguments(recipe)["max_input_length"])
+            args.max_input_length
+            or (translator_arguments(loaded.recipe)["max_input_length"])
         )
-        return model, tokenizer, max_input_length, weights
+        return loaded.model, loaded.tokenizer, max_input_length, loaded.weights
     keras.utils.set_random_seed(0)  # before the tokenizer (tensorflow-text quirk)
     pairs = load_bundled("libreoffice_help", "en-de", "train")
     tokenizer = SentencePieceTokenizer.train(

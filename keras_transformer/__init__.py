@@ -10,6 +10,12 @@
 - `evaluation`: sacreBLEU scoring of translations, a BLEU callback.
 - `training`: the §5.3 schedule, the label-smoothed loss, metrics, strategies,
   resumable `fit` with checkpoints.
+- `Translator` and `Parser`: strings in, translations or trees out, from a
+  trained run (`Translator.from_run(run_dir)`) or its export
+  (`Translator.from_export(export_dir)`); `translation`, `parsing`.
+- `workflows`: prepare, train, average, evaluate and export a recipe from
+  Python, on the command line's run directories; `runs` (`load_run`, the
+  run directory).
 
 Importing the package changes one thing in the process, an environment
 default: `TF_ENABLE_ONEDNN_OPTS=1` unless the variable is set (TensorFlow's
@@ -28,17 +34,31 @@ process_defaults.set_onednn_default()
 
 __version__ = "0.1.0"
 
-# Imported on first use (PEP 562), so that `keras_transformer.cli` can import
+# Imported on first use (PEP 562), so that the command line can import
 # TensorFlow quietly before anything else does (cli/startup.py).
 _LAZY = {
     "PAD_ID": "keras_transformer.models",
     "Transformer": "keras_transformer.models",
     "build_transformer": "keras_transformer.models",
     "TransformerConfig": "keras_transformer.transformer_config",
+    "Translator": "keras_transformer.translation.translator",
+    "Parser": "keras_transformer.parsing.parser",
     "layers": None,
+    "workflows": None,
+    "runs": None,
 }
 
-__all__ = ["PAD_ID", "Transformer", "TransformerConfig", "build_transformer", "layers"]
+__all__ = [
+    "PAD_ID",
+    "Parser",
+    "Transformer",
+    "TransformerConfig",
+    "Translator",
+    "build_transformer",
+    "layers",
+    "runs",
+    "workflows",
+]
 
 
 def __getattr__(name):

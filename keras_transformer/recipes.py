@@ -33,7 +33,7 @@ tokenizer=wordpiece` selects ours). The `demo` recipe is ours, chosen by
 measurement for ten minutes on two CPU cores (BUILD_NOTES.md).
 
 The 25,000-token batch of the paper is the *effective* batch: with fewer
-devices than the paper's eight, `cli.batching_plan` splits it over gradient
+devices than the paper's eight, `runs.batching_plan` splits it over gradient
 accumulation steps so that each device holds at most `max_tokens_per_replica`
 tokens per side, and the schedule still counts the paper's updates.
 """

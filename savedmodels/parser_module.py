@@ -30,9 +30,7 @@ repairs). The output is that of `keras-transformer parse` (tested).
 
 import tensorflow as tf
 
-from keras_transformer.decoding.bracket_constraint import BracketConstraint
-from keras_transformer.models import EOS_ID
-from pipelines import delinearize_graph, symbol_classes
+from pipelines import delinearize_graph
 from savedmodels.translator_module import SCALAR_SPECS, TEXT_SPEC, TranslatorModule
 
 PARSE_SPECS = [
@@ -49,24 +47,26 @@ class ParserModule(TranslatorModule):
         tokenizer: the source (subword) tokenizer.
         target_tokenizer: the target's `pipelines.SymbolTokenizer`.
         tags: bool. The run linearizes with POS tags instead of `XX`.
+        constraint: a `BracketConstraint` or `None`. The search's bracket
+            constraint over the symbol vocabulary, built by
+            `keras_transformer.parsing.parser_constraint` (needed when the
+            decoding's `constrain_brackets` is set).
         **kwargs: the other `TranslatorModule` arguments (`decoding`,
             `max_beam_size`, `max_extra_length_limit`, `max_input_length`).
     """
 
-    def __init__(self, model, tokenizer, target_tokenizer, tags=False, **kwargs):
+    def __init__(
+        self, model, tokenizer, target_tokenizer, tags=False, constraint=None, **kwargs
+    ):
         kwargs.setdefault("name", "parser")
         decoding = kwargs.get("decoding")
-        self.constrained = bool(decoding is not None and decoding.constrain_brackets)
-        constraint = (
-            parser_constraint(
-                target_tokenizer,
-                model.target_vocab_size,
-                tags,
-                match_brackets=decoding.match_brackets,
+        if decoding is not None and decoding.constrain_brackets and not constraint:
+            raise ValueError(
+                "A search with `constrain_brackets` needs the run's "
+                "`BracketConstraint` (`keras_transformer.parsing.parser_constraint`)."
+                " Received: constraint=None"
             )
-            if self.constrained
-            else None
-        )
+        self.constrained = constraint is not None
         super().__init__(
             model,
             tokenizer,
@@ -126,19 +126,3 @@ class ParserModule(TranslatorModule):
             "scores": scores[:, 0],
             "repairs": tf.reduce_sum(repairs, axis=-1),
         }
-
-
-def parser_constraint(target_tokenizer, vocab_size, tags, match_brackets=False):
-    """The `BracketConstraint` of a parsing run: its symbol vocabulary's leaf,
-    opening and closing ids (classified as `delinearize` reads them) over
-    the model's `vocab_size` outputs; with `match_brackets`, each opening
-    bracket's close (`(NP` -> `)NP`) matched on a stack."""
-    vocabulary = target_tokenizer.vocabulary
-    leaves, opens, closes = symbol_classes(vocabulary, tags=tags)
-    matching = None
-    if match_brackets:
-        close_ids = {vocabulary[index][1:]: index for index in closes}
-        matching = [close_ids.get(vocabulary[index][1:], -1) for index in opens]
-    return BracketConstraint(
-        vocab_size, leaves, opens, closes, eos_id=EOS_ID, matching_close_ids=matching
-    )

@@ -13,6 +13,10 @@ import pytest
 import tensorflow_datasets as tfds
 
 from keras_transformer import cli
+from tests.keras_transformer.cli.conftest import (  # noqa: F401 (fixtures)
+    shared_parsing_run,
+    tiny_run,
+)
 from tests.keras_transformer.models.parameter_count import config_count
 
 README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
@@ -36,6 +40,22 @@ def test_every_import_in_the_readme_works():
     assert len(statements) >= 8
     for statement in statements:
         exec(statement, {})
+
+
+def test_library_examples_translate_and_parse(tiny_run, shared_parsing_run):  # noqa: F811
+    # "Use it as a library" opens with them; the demos' runs stand in for
+    # the tiny runs of the tests.
+    blocks = _python_blocks()
+    (translate,) = [b for b in blocks if "Translator.from_run(" in b]
+    (parse,) = [b for b in blocks if "Parser.from_run(" in b]
+    assert blocks.index(translate) < blocks.index(parse) < len(blocks) // 2
+    names = {}
+    exec(translate.replace("keras-transformer-demo", str(tiny_run)), names)
+    translations = names["translator"].translate(["Open the file.", ""])
+    assert len(translations) == 2 and translations[1] == ""
+    exec(parse.replace("runs/gum-demo", str(shared_parsing_run)), names)
+    (tree,) = names["parser"].parse(["The cat sat on the mat ."])
+    assert " ".join(tree.words()) == "The cat sat on the mat ."
 
 
 def test_layer_reuse_example_builds_a_working_model():

@@ -17,10 +17,11 @@ from keras_transformer.cli.options import (
     add_decoding_arguments,
     decoding_overrides,
 )
+from keras_transformer.runs.user_error import UserError
 
 
 def _evaluate(args):
-    from keras_transformer.cli.evaluate import evaluate
+    from keras_transformer.workflows.evaluate_run import evaluate
 
     evaluate(
         args.run_dir,
@@ -33,67 +34,76 @@ def _evaluate(args):
     )
 
 
+def _load(kind, args, **run_options):
+    """A `Translator` or `Parser` (`kind`) of `--run-dir` or `--export`."""
+    if (args.run_dir is None) == (args.export is None):
+        raise UserError("Give exactly one of --run-dir and --export.")
+    if args.export is not None:
+        if args.compute_dtype is not None:
+            raise UserError(
+                "--compute-dtype is for --run-dir: an export computes in the "
+                "dtype it was exported with (`export --compute-dtype`). "
+                f"Received: --compute-dtype {args.compute_dtype}"
+            )
+        return kind.from_export(args.export)
+    return kind.from_run(
+        args.run_dir,
+        weights=args.weights,
+        compute_dtype=args.compute_dtype or "float32",
+        **run_options,
+    )
+
+
+def _progress_stream(args):
+    """stderr for the progress line, unless it would be drawn among the
+    outputs (stdout on the same terminal)."""
+    shown = args.output != "-" or (sys.stderr.isatty() and not sys.stdout.isatty())
+    return sys.stderr if shown else None
+
+
 def _translate(args):
-    from keras_transformer.cli.line_streaming import (
+    from keras_transformer.translation.line_streaming import (
         check_output_path,
         count_lines,
-        translate_file,
     )
-    from keras_transformer.cli.translate import load_translator
+    from keras_transformer.translation.translator import Translator
 
     # A bad input or output is refused before the model loads.
-    total = count_lines(args.input)
+    count_lines(args.input)
     check_output_path(args.output, args.input)
-    translator, decoding = load_translator(
-        args.run_dir,
-        args.export,
-        args.weights,
-        decoding_overrides(args),
-        compute_dtype=args.compute_dtype,
-    )
-    # Progress on stderr, unless it would be drawn among the translations.
-    shown = args.output != "-" or (sys.stderr.isatty() and not sys.stdout.isatty())
-    translate_file(
-        translator,
+    overrides = decoding_overrides(args)
+    translator = _load(Translator, args)
+    translator.translate_file(
         args.input,
         args.output,
-        decoding=decoding,
-        total=total,
-        progress=sys.stderr if shown else None,
+        progress=_progress_stream(args),
         batch_tokens=args.batch_tokens,
         batch_size=args.batch_size,
+        **overrides,
     )
 
 
 def _parse(args):
-    from keras_transformer.cli.line_streaming import check_output_path, count_lines
-    from keras_transformer.cli.parse_streaming import load_line_parser, parse_file
+    from keras_transformer.parsing.parser import PARSE_BATCH_SYMBOLS, Parser
+    from keras_transformer.translation.line_streaming import (
+        check_output_path,
+        count_lines,
+    )
 
     # A bad input or output is refused before the model loads.
     total = count_lines(args.input, errors="replace")
     check_output_path(args.output, args.input)
-    parser, decoding = load_line_parser(
-        args.run_dir,
-        args.export,
-        args.weights,
-        decoding_overrides(args),
-        notices=sys.stderr,
-        compute_dtype=args.compute_dtype,
-        lines=total,
-    )
-    # Progress on stderr, unless it would be drawn among the trees.
-    shown = args.output != "-" or (sys.stderr.isatty() and not sys.stdout.isatty())
-    count = parse_file(
-        parser,
+    parser = _load(Parser, args, lines=total, notices=sys.stderr)
+    progress = _progress_stream(args)
+    count = parser.parse_file(
         args.input,
         args.output,
-        decoding,
-        total=total,
-        progress=sys.stderr if shown else None,
+        progress=progress,
         batch_size=args.batch_size,
-        **({} if args.batch_tokens is None else {"batch_tokens": args.batch_tokens}),
+        batch_tokens=args.batch_tokens or PARSE_BATCH_SYMBOLS,
+        **decoding_overrides(args),
     )
-    if shown:
+    if progress is not None:
         print(
             f"parse: {count} lines, {parser.repairs} repairs of the model's output"
             + ("" if parser.cut is None else f", {parser.cut} lines cut"),
@@ -102,7 +112,7 @@ def _parse(args):
 
 
 def _export(args):
-    from keras_transformer.cli.export import export
+    from keras_transformer.workflows.export_run import export
 
     export(
         args.run_dir,
@@ -115,7 +125,7 @@ def _export(args):
 
 
 def _attention(args):
-    from keras_transformer.cli.attention import attention
+    from keras_transformer.translation.attention_plot import attention
 
     attention(
         args.run_dir,
@@ -130,7 +140,7 @@ def _attention(args):
 
 
 def _evalb(args):
-    from keras_transformer.cli.evalb import evalb_files
+    from keras_transformer.parsing.evalb_files import evalb_files
 
     evalb_files(
         args.gold_file,

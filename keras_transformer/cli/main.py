@@ -7,8 +7,8 @@ import sys
 
 from keras_transformer.cli import decoding_commands, training_commands
 from keras_transformer.cli.argument_parser import ArgumentParser
+from keras_transformer.cli.error_report import report_error
 from keras_transformer.cli.options import decoding_overrides
-from keras_transformer.cli.user_error import report_error
 
 # The commands that train, where a fixed mmap threshold returns XLA's freed
 # compile buffers (BUILD_NOTES.md, "Training"). Not the decoding commands:

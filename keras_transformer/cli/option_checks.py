@@ -4,9 +4,9 @@ export's limits (its record) or the run's recipe."""
 
 import os
 
-from keras_transformer.cli.user_error import UserError
 from keras_transformer.decoding.decoding_config import DecodingConfig
-from keras_transformer.training.atomic_files import read_json
+from keras_transformer.runs.user_error import UserError
+from savedmodels.export_record import export_decoding, export_record
 
 # Per-option names of the command line, for the messages.
 _OPTIONS = {
@@ -14,52 +14,6 @@ _OPTIONS = {
     "max_extra_length": "--max-extra-length",
     "n_best": "--n-best",
 }
-
-
-def export_record(export_dir):
-    """`(record, path)` of an export's `assets.extra/record.json`; `({},
-    path)` when it has none. A corrupt record fails naming it."""
-    from savedmodels.export import RECORD_PATH
-
-    path = os.path.join(export_dir, RECORD_PATH)
-    if not os.path.exists(path):
-        return {}, path
-    return read_json(path), path
-
-
-def export_decoding(export_dir, required=True):
-    """The `DecodingConfig` an export was written with (its record).
-
-    An export without its record fails naming it (its limits are unknown),
-    unless `required=False` (the checks made before anything loads, which
-    leave a missing export or record to the load), which gives the paper's.
-    """
-    if not os.path.isdir(export_dir):
-        if not required:
-            return DecodingConfig()
-        raise UserError(
-            f"No exported SavedModel at {export_dir}: the folder is missing."
-        )
-    record, path = export_record(export_dir)
-    if not record:
-        if not required:
-            return DecodingConfig()
-        raise UserError(
-            f"{path} is missing: not an export of this package, or a damaged "
-            "one (its search settings and limits are unknown); export the run "
-            "again."
-        )
-    recorded = record.get("decoding") or {}
-    if not isinstance(recorded, dict):
-        raise UserError(f"{path} has no decoding settings; export the run again.")
-    fields = DecodingConfig.__dataclass_fields__
-    try:
-        return DecodingConfig(**{k: v for k, v in recorded.items() if k in fields})
-    except (TypeError, ValueError) as error:
-        raise UserError(
-            f"{path} holds decoding settings this version cannot use ({error}); "
-            "export the run again."
-        ) from None
 
 
 def check_decoding_options(overrides, export_dir=None, run_dir=None):
@@ -95,7 +49,7 @@ def check_decoding_options(overrides, export_dir=None, run_dir=None):
                     f"{limit_name}. Received: {name}={value}"
                 )
     elif run_dir is not None and os.path.isfile(os.path.join(run_dir, "recipe.json")):
-        from keras_transformer.cli.run_directory import RunDirectory
+        from keras_transformer.runs.run_directory import RunDirectory
 
         base = RunDirectory(run_dir).read_recipe().decoding
     else:

@@ -5,7 +5,6 @@ the decoding options, `--precision` and `--compute-dtype`."""
 import json
 import os
 
-from keras_transformer.cli.compute_dtypes import COMPUTE_DTYPE_POLICIES
 from keras_transformer.cli.option_types import (
     NON_NEGATIVE_FLOAT,
     NON_NEGATIVE_INT,
@@ -13,8 +12,9 @@ from keras_transformer.cli.option_types import (
     POSITIVE_INT,
     run_directory,
 )
-from keras_transformer.cli.user_error import UserError
 from keras_transformer.precisions import PRECISION_CHOICES
+from keras_transformer.runs.compute_dtypes import COMPUTE_DTYPE_POLICIES
+from keras_transformer.runs.user_error import UserError
 
 
 def set_overrides(pairs):
@@ -37,8 +37,8 @@ def recipe_from_arguments(args):
     the options given, for an existing one, where `--recipe` and the data
     options may be left out (`RunDirectory.write_recipe` then refuses a
     change of a field a run may not change, naming each)."""
-    from keras_transformer.cli.run_directory import RunDirectory
     from keras_transformer.recipes import get_recipe
+    from keras_transformer.runs.run_directory import RunDirectory
 
     overrides = set_overrides(args.set)
     for field in (

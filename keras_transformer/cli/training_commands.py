@@ -15,12 +15,13 @@ from keras_transformer.cli.options import (
     recipe_from_arguments,
     set_overrides,
 )
-from keras_transformer.cli.user_error import UserError
+from keras_transformer.runs.user_error import UserError
 
 
 def _demo(args):
-    from keras_transformer.cli.demo import DEMO_RECIPES, run_demo
+    from keras_transformer.cli.demo_report import print_report
     from keras_transformer.recipes import get_recipe
+    from keras_transformer.workflows.demo import DEMO_RECIPES, run_demo
 
     overrides = set_overrides(args.set)
     if args.updates is not None:
@@ -33,14 +34,16 @@ def _demo(args):
         # budget (`train_steps=None`: 100K for base, §5.2), not the
         # recipe's small one.
         overrides.setdefault("train_steps", None)
-    run_demo(
-        get_recipe(DEMO_RECIPES[args.task], **overrides),
+    recipe = get_recipe(DEMO_RECIPES[args.task], **overrides)
+    report = run_demo(
+        recipe,
         args.output,
         test_sentences=args.test_sentences,
         examples=args.examples,
         verbose=2 if args.quiet else 1,
         dev_sentences=args.dev_sentences,
     )
+    print_report(recipe, report, args.output)
 
 
 def _recipes(args):
@@ -65,13 +68,13 @@ def _recipes(args):
 
 
 def _prepare(args):
-    from keras_transformer.cli.prepare import prepare
+    from keras_transformer.runs.prepare import prepare
 
     prepare(recipe_from_arguments(args), args.run_dir)
 
 
 def _train(args):
-    from keras_transformer.cli.train import train
+    from keras_transformer.runs.train import train
 
     jit = {"auto": "auto", "on": True, "off": False}[args.xla]
     train(
@@ -83,7 +86,7 @@ def _train(args):
 
 
 def _average(args):
-    from keras_transformer.cli.average import average
+    from keras_transformer.runs.average import average
 
     average(args.run_dir, last=args.last)
 

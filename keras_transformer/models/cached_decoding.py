@@ -95,14 +95,7 @@ class CachedDecoding:
             "source_padding_mask": ops.cast(source_padding_mask, "bool"),
             "cross_attention": cross_caches,
         }
-        if self.pointer is not None:
-            if source_ids is None:
-                raise ValueError(
-                    "A model with the next-word pointer needs the source ids to "
-                    "build its decoding cache. Received: source_ids=None"
-                )
-            memory, positions = self.pointer.memory(source_ids, encoder_output)
-            encoder_cache.update(pointer_memory=memory, word_positions=positions)
+        encoder_cache.update(self._pointer_cache(source_ids, encoder_output))
         return self_caches, encoder_cache
 
     def decode_step(
@@ -154,26 +147,10 @@ class CachedDecoding:
             per layer (zero on the slots after the new positions), "cross":
             [B, H, t, S] per layer}`.
         """
-        pointer = bias = None
-        if self.pointer is not None:
-            if next_word_index is None:
-                raise ValueError(
-                    "A model with the next-word pointer needs each position's "
-                    "next word. Received: next_word_index=None"
-                )
-            pointer = self.pointer.select(
-                encoder_cache["pointer_memory"],
-                encoder_cache["word_positions"],
-                next_word_index,
-                num_beams=num_beams,
-            )
-            bias = self.pointer.attention_bias(
-                encoder_cache["word_positions"], next_word_index, num_beams=num_beams
-            )
+        pointer = self._cached_pointer(encoder_cache, next_word_index, num_beams)
         return self._decode(
             target_ids,
-            pointer=pointer,
-            cross_attention_bias=bias,
+            **pointer,
             encoder_padding_mask=encoder_cache["source_padding_mask"],
             self_caches=self_caches,
             cross_caches=encoder_cache["cross_attention"],

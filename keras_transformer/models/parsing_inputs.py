@@ -83,6 +83,44 @@ class ParsingInputs:
         pointer, bias = outputs
         return {"pointer": pointer, "cross_attention_bias": bias}
 
+    def _pointer_cache(self, source_ids, encoder_output):
+        """The cached search's pointer entries of the encoder cache:
+        `{"pointer_memory": [B, S, D], "word_positions": ...}` (`{}` without
+        the pointer), read at every step by `_cached_pointer`."""
+        if self.pointer is None:
+            return {}
+        if source_ids is None:
+            raise ValueError(
+                "A model with the next-word pointer needs the source ids to "
+                "build its decoding cache. Received: source_ids=None"
+            )
+        memory, positions = self.pointer.memory(source_ids, encoder_output)
+        return {"pointer_memory": memory, "word_positions": positions}
+
+    def _cached_pointer(self, encoder_cache, next_word_index, num_beams=None):
+        """`decode_step`'s `pointer` `[B, t, D]` and `cross_attention_bias`,
+        as keyword arguments, from the cached memory (`_pointer_cache`) and
+        each new position's word: what `_pointer` computes teacher-forced,
+        one step at a time (none without the pointer)."""
+        if self.pointer is None:
+            return {}
+        if next_word_index is None:
+            raise ValueError(
+                "A model with the next-word pointer needs each position's "
+                "next word. Received: next_word_index=None"
+            )
+        positions = encoder_cache["word_positions"]
+        pointer = self.pointer.select(
+            encoder_cache["pointer_memory"],
+            positions,
+            next_word_index,
+            num_beams=num_beams,
+        )
+        bias = self.pointer.attention_bias(
+            positions, next_word_index, num_beams=num_beams
+        )
+        return {"pointer": pointer, "cross_attention_bias": bias}
+
     def _encoder_attention_bias(self, source_ids):
         """The encoder's self-attention bias `[B, H, S, S]`, or `None`."""
         if self.encoder_word_distance is None:

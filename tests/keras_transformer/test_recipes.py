@@ -7,17 +7,17 @@ import tensorflow as tf
 import tensorflow_datasets as tfds
 
 from keras_transformer import build_transformer
-from keras_transformer.cli.batching_plan import batching_config, plan_batches
-from keras_transformer.cli.data import corpus, training_pairs
-from keras_transformer.cli.export import translator_arguments
-from keras_transformer.cli.run_tokenizer import (
-    train_target_tokenizer,
-    train_tokenizer,
-)
-from keras_transformer.cli.train import compile_recipe, train
 from keras_transformer.decoding.decoding_config import DecodingConfig
 from keras_transformer.presets import PRESETS
 from keras_transformer.recipes import RECIPES, Recipe, get_recipe
+from keras_transformer.runs.batching_plan import batching_config, plan_batches
+from keras_transformer.runs.run_data import corpus, training_pairs
+from keras_transformer.runs.run_tokenizer import (
+    train_target_tokenizer,
+    train_tokenizer,
+)
+from keras_transformer.runs.train import compile_recipe, train
+from keras_transformer.workflows.export_run import translator_arguments
 from pipelines import make_dataset
 
 TABLE3 = sorted(name for name in RECIPES if "table3" in name)

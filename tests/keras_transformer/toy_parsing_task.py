@@ -17,8 +17,8 @@ import pipelines
 from keras_transformer.decoding import DecodingConfig, translate
 from keras_transformer.evaluation import evalb
 from keras_transformer.models.builder import build_transformer
+from keras_transformer.parsing.parser_constraint import parser_constraint
 from keras_transformer.transformer_config import TransformerConfig
-from savedmodels.parser_module import parser_constraint
 
 PAD_ID, BOS_ID, EOS_ID = 0, 2, 3
 WORDS = [f"a{i}" for i in range(5)] + [f"b{i}" for i in range(5)]

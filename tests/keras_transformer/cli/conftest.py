@@ -32,6 +32,28 @@ TINY = [
 ]
 
 
+TINY_PARSER = [
+    "vocab_size=600",
+    "model.num_layers=1",
+    "model.num_encoder_layers=2",  # unequal depths, as the recipe's
+    "model.d_model=32",
+    "model.d_ff=64",
+    "model.num_heads=2",
+    "tokens_per_batch=1024",
+    "max_tokens_per_replica=1024",
+    "steps_per_epoch=5",
+    "checkpoint_every_steps=5",
+    "checkpoint_every_minutes=null",
+    "warmup_steps=10",
+    "train_minutes=null",
+    "decoding.beam_size=2",
+    "decoding.max_extra_length=40",
+    "max_beam_size=2",
+    # The recipes train in "auto"; the tests in float32 on every CPU.
+    "precision=float32",
+]
+
+
 def user_error(argv, capsys):
     """Runs `argv`, checks it failed as a user error (exit 2, one line on
     stderr, no traceback) and returns the line."""
@@ -98,3 +120,20 @@ def exported_run(tiny_run, tmp_path_factory):
         assert cli.main(argv) == 0
 
     return build_once(tmp_path_factory, "exported_run", export) / "run"
+
+
+def _train_parsing_run(folder):
+    run_dir = folder / "run"
+    sets = [item for pair in TINY_PARSER for item in ("--set", pair)]
+    command = ["train", "--recipe", "gum_parsing", "--run-dir", str(run_dir)]
+    assert cli.main(command + ["--train-steps", "10"] + sets) == 0
+    assert cli.main(["average", "--run-dir", str(run_dir)]) == 0
+
+
+@pytest.fixture(scope="session")
+def shared_parsing_run(tmp_path_factory):
+    """A tiny `gum_parsing` run, trained for 10 updates and averaged once per
+    test run; read-only (tests that write into it copy it first)."""
+    from tests.shared_build import build_once
+
+    return build_once(tmp_path_factory, "parsing_run", _train_parsing_run) / "run"

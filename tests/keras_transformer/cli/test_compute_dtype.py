@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from keras_transformer import cli
-from keras_transformer.cli.compute_dtypes import COMPUTE_DTYPE_POLICIES
 from keras_transformer.cli.main import build_parser
-from keras_transformer.cli.trained_model import load_trained_model
+from keras_transformer.runs.compute_dtypes import COMPUTE_DTYPE_POLICIES
+from keras_transformer.runs.loaded_run import load_run
 from tests.keras_transformer.cli.conftest import copy_run, user_error
 
 
@@ -30,15 +30,15 @@ def test_the_command_line_offers_the_loaders_compute_dtypes():
 
 
 def test_a_bfloat16_model_holds_the_float32_weights_rounded(tiny_run):
-    *_, reference, _ = load_trained_model(str(tiny_run))
-    *_, model, _ = load_trained_model(str(tiny_run), compute_dtype="bfloat16")
+    reference = load_run(str(tiny_run)).model
+    model = load_run(str(tiny_run), compute_dtype="bfloat16").model
     assert (reference.compute_dtype, model.compute_dtype) == ("float32", "bfloat16")
     assert {v.dtype for v in model.weights} == {"bfloat16"}
     for mine, theirs in zip(model.get_weights(), reference.get_weights(), strict=True):
         rounded = theirs.astype(ml_dtypes.bfloat16)
         np.testing.assert_array_equal(mine.astype("float32"), rounded.astype("float32"))
     with pytest.raises(ValueError, match="Received: compute_dtype='float16'"):
-        load_trained_model(str(tiny_run), compute_dtype="float16")
+        load_run(str(tiny_run), compute_dtype="float16")
 
 
 def _translate(argv, source, capsys):

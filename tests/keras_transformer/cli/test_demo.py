@@ -62,7 +62,7 @@ def test_demo_runs_the_life_cycle_and_reports(tmp_path, capsys):
 
 
 def test_parsing_demo_reports_f1_beside_the_baselines(tmp_path, capsys):
-    from tests.keras_transformer.cli.test_parsing import TINY_PARSER
+    from tests.keras_transformer.cli.conftest import TINY_PARSER
 
     output = tmp_path / "parsing"
     argv = ["demo", "--task", "parsing", "--minutes", "0.05", "--output", str(output)]
@@ -100,3 +100,23 @@ def test_parsing_demo_reports_f1_beside_the_baselines(tmp_path, capsys):
         assert " ".join(tree.words()) == example["sentence"]
     out = capsys.readouterr().out
     assert "flat F1" in out and "silver trees" in out and "F1, predicted tags" in out
+
+
+def test_a_demo_of_other_settings_starts_afresh_with_a_notice(tmp_path, capsys):
+    from keras_transformer.recipes import get_recipe
+    from keras_transformer.runs import RunDirectory
+    from keras_transformer.workflows.demo import _start_afresh_if_older
+
+    demo = tmp_path / "demo"
+    RunDirectory(str(demo)).write_recipe(get_recipe("demo", min_bucket_length=8))
+    (demo / "checkpoints").mkdir()
+    _start_afresh_if_older(get_recipe("demo"), str(demo), verbose=1)
+    assert not demo.exists()
+    out = capsys.readouterr().out
+    assert "min_bucket_length=8 -> 2" in out and "starting the demo afresh" in out
+    # The same settings, or a user's run of another recipe: left as they are.
+    for recipe in (get_recipe("demo"), get_recipe("wmt14_en_de_base")):
+        run = tmp_path / recipe.name
+        RunDirectory(str(run)).write_recipe(recipe)
+        _start_afresh_if_older(get_recipe("demo"), str(run), verbose=1)
+        assert (run / "recipe.json").exists()

@@ -1,8 +1,8 @@
 import pytest
 
-from keras_transformer.cli.export import _op_check, translator_arguments
 from keras_transformer.decoding import DecodingConfig
 from keras_transformer.recipes import get_recipe
+from keras_transformer.workflows.export_run import _op_check, translator_arguments
 
 
 def test_the_export_decodes_with_the_recipes_config():

@@ -113,7 +113,7 @@ def test_a_second_writer_on_a_run_directory_is_refused_naming_the_first(
             sys.executable,
             "-c",
             "import sys, time; sys.path.insert(0, sys.argv[1]);"
-            "from keras_transformer.cli.run_lock import run_lock\n"
+            "from keras_transformer.runs.run_lock import run_lock\n"
             "with run_lock(sys.argv[2]):\n print('held', flush=True); time.sleep(60)",
             REPO,
             str(tmp_path),
@@ -131,7 +131,7 @@ def test_a_second_writer_on_a_run_directory_is_refused_naming_the_first(
         holder.kill()
         holder.wait()
     # The lock goes with its process, even a killed one.
-    from keras_transformer.cli.run_lock import run_lock
+    from keras_transformer.runs.run_lock import run_lock
 
     with run_lock(str(tmp_path)), run_lock(str(tmp_path)):  # re-entrant
         assert (tmp_path / ".lock").read_text().strip() == str(os.getpid())

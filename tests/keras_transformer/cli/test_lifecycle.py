@@ -8,8 +8,8 @@ import sacrebleu
 
 import savedmodels.export
 from keras_transformer import cli
-from keras_transformer.cli.data import read_texts
 from keras_transformer.recipes import Recipe
+from keras_transformer.runs.run_data import read_texts
 from tests.keras_transformer.cli.conftest import copy_run
 
 
@@ -126,7 +126,7 @@ def test_attention_picture_of_a_trained_run(tiny_run, tmp_path, capsys):
     argv = ["attention", "--run-dir", str(tiny_run), "--sentence", "Click OK."]
     assert cli.main(argv + ["--png", str(png), "--heads", "0", "1"]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    from keras_transformer.cli.attention import attention
+    from keras_transformer.translation.attention_plot import attention
 
     _, plotted = attention(
         str(tiny_run), "Click OK.", str(tmp_path / "e.png"), kind="encoder", verbose=0

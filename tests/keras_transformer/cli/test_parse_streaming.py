@@ -2,22 +2,22 @@
 batches within a budget of tree symbols, trees in input order, `(TOP )` for
 an empty line, invalid UTF-8 replaced, a `.partial` file until the end.
 
-A stand-in parser (a plain function with the interface `load_line_parser`
+A stand-in parser (a plain function with the interface of `Parser.search`
 returns) makes these tests exact and fast; `test_parsing.py` runs the command
 on a trained run.
 """
 
 import pytest
 
-from keras_transformer.cli.line_streaming import count_lines
-from keras_transformer.cli.parse_streaming import (
+from keras_transformer.decoding.decoding_config import DecodingConfig
+from keras_transformer.parsing.parser import (
     EMPTY_TREE,
     XLA_FROM_LINES,
     parse_cost,
-    parse_file,
     search_mode,
+    stream_trees,
 )
-from keras_transformer.decoding.decoding_config import DecodingConfig
+from keras_transformer.translation.line_streaming import count_lines
 from tests.keras_transformer.cli.test_translate import Terminal, random_lines
 
 
@@ -44,7 +44,7 @@ def test_ten_thousand_lines_are_parsed_in_input_order(tmp_path):
     source, target = tmp_path / "big.txt", tmp_path / "trees.txt"
     source.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
     calls = []
-    count = parse_file(flat_parser(calls), str(source), str(target), DecodingConfig())
+    count = stream_trees(flat_parser(calls), str(source), str(target), DecodingConfig())
     assert count == 10_000
     assert target.read_text(encoding="utf-8").splitlines() == [flat(x) for x in lines]
     assert EMPTY_TREE == "(TOP )"
@@ -68,7 +68,7 @@ def test_invalid_utf8_is_read_with_replacement(tmp_path):
     source, target = tmp_path / "in.txt", tmp_path / "out.txt"
     source.write_bytes(b"caf\xe9 au lait\n\xff\n")
     assert count_lines(str(source), errors="replace") == 2
-    parse_file(flat_parser([]), str(source), str(target), DecodingConfig())
+    stream_trees(flat_parser([]), str(source), str(target), DecodingConfig())
     trees = target.read_text(encoding="utf-8").splitlines()
     assert trees == ["(TOP (XX caf\ufffd) (XX au) (XX lait))", "(TOP (XX \ufffd))"]
 
@@ -88,7 +88,7 @@ def test_a_killed_parse_leaves_the_finished_lines_and_no_final_file(tmp_path):
 
     progress = Terminal()
     with pytest.raises(KeyboardInterrupt):
-        parse_file(
+        stream_trees(
             failing,
             str(source),
             str(output),

@@ -10,38 +10,20 @@ import pytest
 
 import pipelines
 from keras_transformer import cli
-from keras_transformer.cli.parse import load_parser
+from keras_transformer.parsing.parser import Parser
+from keras_transformer.runs.run_directory import RunDirectory
+from keras_transformer.translation.translator import Translator
 from tests.keras_transformer.cli.conftest import user_error
-
-TINY_PARSER = [
-    "vocab_size=600",
-    "model.num_layers=1",
-    "model.num_encoder_layers=2",  # unequal depths, as the recipe's
-    "model.d_model=32",
-    "model.d_ff=64",
-    "model.num_heads=2",
-    "tokens_per_batch=1024",
-    "max_tokens_per_replica=1024",
-    "steps_per_epoch=5",
-    "checkpoint_every_steps=5",
-    "checkpoint_every_minutes=null",
-    "warmup_steps=10",
-    "train_minutes=null",
-    "decoding.beam_size=2",
-    "decoding.max_extra_length=40",
-    "max_beam_size=2",
-    # The recipes train in "auto"; the tests in float32 on every CPU.
-    "precision=float32",
-]
 
 
 @pytest.fixture(scope="module")
-def parsing_run(tmp_path_factory):
-    run_dir = tmp_path_factory.mktemp("parsing_run")
-    sets = [item for pair in TINY_PARSER for item in ("--set", pair)]
-    command = ["train", "--recipe", "gum_parsing", "--run-dir", str(run_dir)]
-    assert cli.main(command + ["--train-steps", "10"] + sets) == 0
-    assert cli.main(["average", "--run-dir", str(run_dir)]) == 0
+def parsing_run(shared_parsing_run, tmp_path_factory):
+    """A copy of the shared tiny parsing run that this file's tests write
+    into (evaluations, exports)."""
+    import shutil
+
+    run_dir = tmp_path_factory.mktemp("parsing") / "run"
+    shutil.copytree(shared_parsing_run, run_dir)
     return run_dir
 
 
@@ -86,9 +68,9 @@ def test_evaluate_scores_f1_and_parse_writes_trees_over_the_words(
 
 def test_a_bfloat16_evaluation_parses_in_graph_mode(parsing_run, monkeypatch):
     # As translation's: XLA's CPU backend runs bfloat16 without AMX.
-    from keras_transformer.cli import parse  # noqa: F401 (the module, below)
+    from keras_transformer.parsing import parse_search  # noqa: F401 (the module, below)
 
-    module = sys.modules["keras_transformer.cli.parse"]
+    module = sys.modules["keras_transformer.parsing.parse_search"]
     modes = []
 
     def recording(*args, **kwargs):
@@ -122,8 +104,9 @@ def test_the_export_parses_as_the_run_does(parsing_run, tmp_path, capsys):
         if where.endswith("beam1"):
             # One beam is greedy search in both (`one_beam_as_greedy`).
             assert cli.main(command + ["--beam-size", "1"]) == 0
-            config = load_parser(str(parsing_run), overrides={"beam_size": 1})[-1]
-            assert config.method == "greedy"
+            recipe = RunDirectory(str(parsing_run)).read_recipe()
+            parser = Parser(None, recipe.decoding, str(parsing_run))
+            assert parser.decoding_with(beam_size=1).method == "greedy"
         elif where == "--run-dir":
             assert cli.main(command) == 0
             # The 600-word line is named, cut for the search, covered whole.
@@ -155,6 +138,21 @@ def test_the_export_parses_as_the_run_does(parsing_run, tmp_path, capsys):
     capsys.readouterr()  # the parse's progress and notices
     err = user_error(["translate", "--export", export], capsys)
     assert "no `translate` signature" in err
+    # The library: `Parser` from the run and from the export, the same trees
+    # as `parse`, one beam by a per-call setting.
+    for parser in (Parser.from_run(str(parsing_run)), Parser.from_export(export)):
+        trees = parser.parse(sentences)
+        assert [str(tree) for tree in trees] == outputs["--run-dir"]
+        assert trees[3].words() == ("b\xe4d", "(x)", "y")  # brackets in words
+        beam1 = parser.parse(sentences, beam_size=1)
+        assert [str(tree) for tree in beam1] == outputs["--run-dir beam1"]
+        assert parser.repairs >= 0
+    with pytest.raises(ValueError, match="Received: sentences=\\[\\]"):
+        parser.parse([])
+    with pytest.raises(ValueError, match="is a parsing run, not a translation run"):
+        Translator.from_run(str(parsing_run))
+    with pytest.raises(ValueError, match="no `translate` signature"):
+        Translator.from_export(export)
 
 
 def test_translation_commands_refuse_a_parsing_run(parsing_run, capsys):
@@ -182,9 +180,9 @@ def test_wsj_parsing_needs_a_treebank(tmp_path, capsys):
 
 
 def test_wsj_sections_and_extra_trees_make_the_splits(tmp_path):
-    from keras_transformer.cli.data import split_trees
-    from keras_transformer.cli.user_error import UserError
     from keras_transformer.recipes import get_recipe
+    from keras_transformer.runs.run_data import split_trees
+    from keras_transformer.runs.user_error import UserError
 
     wsj = tmp_path / "parsed" / "mrg" / "wsj"
     for section in ("02", "21", "22", "23", "24"):
@@ -217,24 +215,23 @@ def test_wsj_sections_and_extra_trees_make_the_splits(tmp_path):
 def test_streaming_parse_gives_the_trees_of_one_call(
     parsing_run, tmp_path, beam_size, search
 ):
-    from keras_transformer.cli.parse import load_parser, parse_sentences
-    from keras_transformer.cli.parse_streaming import load_line_parser, parse_file
+    from keras_transformer.parsing.parse_search import parse_sentences
+    from keras_transformer.runs.evaluation_files import best_hypothesis_decoding
+    from keras_transformer.runs.loaded_run import load_run
 
     gold, _ = pipelines.load_bundled_trees("dev")
     sentences = [" ".join(tree.words()) for tree in gold[:16]]
-    overrides = {"beam_size": beam_size}
-    recipe, tokenizer, target, model, _, config = load_parser(
-        str(parsing_run), overrides=overrides
-    )
-    trees, _ = parse_sentences(recipe, tokenizer, target, model, sentences, config)
+    loaded = load_run(str(parsing_run), task="parsing")
+    config = best_hypothesis_decoding(loaded.recipe, {"beam_size": beam_size})
+    trees, _ = parse_sentences(loaded, sentences, config)
     source, output = tmp_path / "dev.txt", tmp_path / "trees.txt"
     source.write_text("".join(f"{s}\n" for s in sentences), encoding="utf-8")
-    parser, decoding = load_line_parser(
-        str(parsing_run), overrides=overrides, search=search
-    )
+    parser = Parser.from_run(str(parsing_run), search=search)
     # Small batches of many shapes: each compiled once by XLA, or all served
     # by one graph-mode trace.
-    count = parse_file(parser, str(source), str(output), decoding, batch_tokens=600)
+    count = parser.parse_file(
+        str(source), str(output), batch_tokens=600, beam_size=beam_size
+    )
     assert count == 16 and parser.cut == 0 and parser.mode == search
     assert output.read_text(encoding="utf-8").splitlines() == [str(t) for t in trees]
 
@@ -251,8 +248,8 @@ def test_parse_refuses_a_missing_input_or_output_folder(parsing_run, tmp_path, c
 
 
 def test_f1_scores_the_brackets_with_the_gold_tags_on_the_leaves():
-    from keras_transformer.cli.parse import bracket_scores, with_gold_tags
     from keras_transformer.evaluation import evalb
+    from keras_transformer.parsing.bracket_scores import bracket_scores, with_gold_tags
 
     gold = [
         pipelines.parse_tree("(TOP (S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .)))")

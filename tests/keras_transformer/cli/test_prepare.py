@@ -10,10 +10,10 @@ import pytest
 
 import pipelines
 from keras_transformer import cli
-from keras_transformer.cli import training_cache
-from keras_transformer.cli.prepare import prepare
-from keras_transformer.cli.run_directory import RunDirectory
 from keras_transformer.recipes import get_recipe
+from keras_transformer.runs import training_cache
+from keras_transformer.runs.prepare import prepare
+from keras_transformer.runs.run_directory import RunDirectory
 from tests.keras_transformer.cli.conftest import TINY, tiny_arguments
 
 

@@ -6,14 +6,14 @@ import sys
 import pytest
 
 from keras_transformer import cli
-from keras_transformer.cli.train import wait_until_prepared
-from keras_transformer.cli.user_error import UserError
 from keras_transformer.recipes import get_recipe
+from keras_transformer.runs.train import wait_until_prepared
+from keras_transformer.runs.user_error import UserError
 from tests.keras_transformer.cli.conftest import tiny_arguments, user_error
 from tests.keras_transformer.training.workers import run_workers
 from tests.markers import tensorflow_only
 
-train_module = importlib.import_module("keras_transformer.cli.train")
+train_module = importlib.import_module("keras_transformer.runs.train")
 
 
 def test_training_writes_checkpoints_with_records_and_a_backup(tiny_run):
@@ -173,7 +173,7 @@ def test_a_run_resumes_across_precisions_and_stays_float32(
     monkeypatch.setattr(
         "keras_transformer.precisions.cpu_has_bfloat16_matmuls", lambda *_: True
     )
-    monkeypatch.setattr("keras_transformer.cli.train.has_accelerator", lambda: False)
+    monkeypatch.setattr("keras_transformer.runs.train.has_accelerator", lambda: False)
     run_dir = tmp_path / "run"
     shutil.copytree(tiny_run, run_dir)
     legs = (("mixed_float16", "mixed_float16", "20"), ("auto", "mixed_bfloat16", "25"))

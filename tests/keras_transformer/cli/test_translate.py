@@ -1,6 +1,6 @@
 """`keras-transformer translate`: streaming, length-sorted batches, input order.
 
-Stand-in translators (plain functions with the interface `load_translator`
+Stand-in translators (plain functions with the interface of `Translator.search`
 returns) make the batching and ordering tests exact and fast; the last test
 runs the command on the shared tiny run.
 """
@@ -12,16 +12,16 @@ import random
 import pytest
 
 from keras_transformer import cli
-from keras_transformer.cli.line_streaming import (
+from keras_transformer.decoding.decoding_config import DecodingConfig
+from keras_transformer.runs.user_error import UserError
+from keras_transformer.translation.line_streaming import (
     check_output_path,
     count_lines,
     estimated_tokens,
     read_lines,
-    translate_file,
-    translate_lines,
+    stream_file,
+    stream_lines,
 )
-from keras_transformer.cli.user_error import UserError
-from keras_transformer.decoding.decoding_config import DecodingConfig
 
 
 def fake_translator(calls):
@@ -67,7 +67,7 @@ def test_ten_thousand_lines_come_back_in_input_order(tmp_path):
     source, target = tmp_path / "big.txt", tmp_path / "out.txt"
     source.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
     calls = []
-    count = translate_file(reversing_translator(calls), str(source), str(target))
+    count = stream_file(reversing_translator(calls), str(source), str(target))
     assert count == 10_000
     written = target.read_text(encoding="utf-8").split("\n")
     assert written[-1] == "" and len(written) == 10_001
@@ -81,7 +81,7 @@ def test_ten_thousand_lines_come_back_in_input_order(tmp_path):
 def test_batches_follow_the_token_budget_sorted_by_length():
     calls = []
     lines = ["a b c", "a", "a b", "", "a b c d e f g h", "a b"]
-    translate_lines(fake_translator(calls), lines, io.StringIO(), batch_tokens=6)
+    stream_lines(fake_translator(calls), lines, io.StringIO(), batch_tokens=6)
     # Sorted by words (then input order); 3 lines x 2 words = 6 fit, 4 x 3 do
     # not; the 8-word line is over the budget and goes alone.
     assert calls == [["a", "a b", "a b"], ["a b c"], ["a b c d e f g h"]]
@@ -91,7 +91,7 @@ def test_batches_fill_the_budget_within_each_chunk():
     lines = random_lines(3_000, seed=1)
     index = {line: i for i, line in enumerate(lines)}
     calls, chunk_size, budget, batch_size = [], 500, 300, 40
-    translate_lines(
+    stream_lines(
         fake_translator(calls),
         lines,
         io.StringIO(),
@@ -139,7 +139,7 @@ def test_a_failure_mid_way_leaves_the_lines_done_in_order(tmp_path):
 
     progress = Terminal()
     with pytest.raises(RuntimeError, match="out of memory"):
-        translate_file(
+        stream_file(
             failing,
             str(source),
             str(output),
@@ -163,7 +163,7 @@ def test_empty_lines_and_n_best_keep_the_input_index():
     calls, output = [], io.StringIO()
     decoding = DecodingConfig(beam_size=2, n_best=2)
     lines = ["bbbbb b\n", "\n", "  \n", "a"]  # 7 bytes: 2 estimated tokens
-    count = translate_lines(fake_translator(calls), lines, output, decoding=decoding)
+    count = stream_lines(fake_translator(calls), lines, output, decoding=decoding)
     assert count == 4 and calls == [["a", "bbbbb b"]]  # empty lines are not sent
     assert output.getvalue().splitlines() == [
         "0 ||| BBBBB B ||| -7.0000",
@@ -180,7 +180,7 @@ def test_empty_lines_and_n_best_keep_the_input_index():
 def test_progress_goes_to_its_own_stream():
     output, log, terminal = io.StringIO(), io.StringIO(), Terminal()
     for progress in (log, terminal):
-        translate_lines(
+        stream_lines(
             fake_translator([]),
             ["a", "b"],
             output,
@@ -247,7 +247,7 @@ def test_a_batch_budget_of_zero_is_refused_where_parsed(capsys):
 @pytest.mark.parametrize("name", ["batch_size", "batch_tokens", "chunk_size"])
 def test_batching_arguments_are_checked(name):
     with pytest.raises(ValueError, match=f"Received: {name}=0"):
-        translate_lines(fake_translator([]), ["a"], io.StringIO(), **{name: 0})
+        stream_lines(fake_translator([]), ["a"], io.StringIO(), **{name: 0})
 
 
 def test_more_hypotheses_than_beams_is_refused():

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from keras_transformer import cli
-from keras_transformer.cli.user_error import UserError, describe_error, report_error
+from keras_transformer.cli.error_report import UserError, describe_error, report_error
 from keras_transformer.training.corrupt_file_error import CorruptFileError
 
 commands_module = importlib.import_module("keras_transformer.cli.training_commands")

@@ -38,8 +38,8 @@ def test_a_failed_weights_write_keeps_the_previous_file_and_no_partial(tmp_path)
 def test_an_evaluation_report_is_replaced_whole(tmp_path, monkeypatch):
     import pytest
 
-    from keras_transformer.cli.evaluation_files import write_evaluation
     from keras_transformer.decoding import DecodingConfig
+    from keras_transformer.runs.evaluation_files import write_evaluation
 
     (tmp_path / "eval").mkdir()
     (tmp_path / "eval" / "test.txt").write_text("old\n")
@@ -58,7 +58,7 @@ def test_an_evaluation_report_is_replaced_whole(tmp_path, monkeypatch):
 def test_a_failed_translation_keeps_the_previous_output(tmp_path):
     import pytest
 
-    from keras_transformer.cli.line_streaming import translate_file
+    from keras_transformer.translation.line_streaming import stream_file
 
     source, target = tmp_path / "in.txt", tmp_path / "out.txt"
     source.write_text("a\nb\nc\n")
@@ -72,12 +72,12 @@ def test_a_failed_translation_keeps_the_previous_output(tmp_path):
         return [[t.upper()] for t in texts], [[0.0] for _ in texts]
 
     with pytest.raises(RuntimeError):
-        translate_file(translator, str(source), str(target), batch_size=1)
+        stream_file(translator, str(source), str(target), batch_size=1)
     assert target.read_text() == "previous\n"
     assert (tmp_path / "out.txt.partial").read_text() == "A\n"  # the lines done
     calls.clear()
     calls.append(None)  # now every call succeeds
-    translate_file(
+    stream_file(
         lambda t, d: ([[x.upper()] for x in t], [[0.0]] * len(t)),
         str(source),
         str(target),

@@ -122,10 +122,10 @@ def _train(run_dir, steps):
 def test_a_resumed_run_loads_every_shape_from_the_compilation_cache(tmp_path):
     import shutil  # noqa: PLC0415
 
-    from keras_transformer.cli.batching_plan import batching_plan  # noqa: PLC0415
-    from keras_transformer.cli.run_directory import RunDirectory  # noqa: PLC0415
-    from keras_transformer.cli.training_cache import read_cache  # noqa: PLC0415
     from keras_transformer.recipes import Recipe  # noqa: PLC0415
+    from keras_transformer.runs.batching_plan import batching_plan  # noqa: PLC0415
+    from keras_transformer.runs.run_directory import RunDirectory  # noqa: PLC0415
+    from keras_transformer.runs.training_cache import read_cache  # noqa: PLC0415
     from pipelines import batch_shapes  # noqa: PLC0415
 
     run_dir = tmp_path / "run"

@@ -6,18 +6,18 @@ import os
 import time
 
 import pipelines
-from keras_transformer.cli.batching_plan import batching_plan
-from keras_transformer.cli.prepare import prepare
-from keras_transformer.cli.run_directory import RunDirectory
-from keras_transformer.cli.run_lock import run_lock
-from keras_transformer.cli.run_tokenizer import (
+from keras_transformer.models.builder import build_transformer
+from keras_transformer.precisions import resolve_precision
+from keras_transformer.runs.batching_plan import batching_plan
+from keras_transformer.runs.prepare import prepare
+from keras_transformer.runs.run_directory import RunDirectory
+from keras_transformer.runs.run_lock import run_lock
+from keras_transformer.runs.run_tokenizer import (
     load_run_tokenizer,
     load_target_tokenizer,
 )
-from keras_transformer.cli.training_cache import read_cache
-from keras_transformer.cli.user_error import UserError
-from keras_transformer.models.builder import build_transformer
-from keras_transformer.precisions import resolve_precision
+from keras_transformer.runs.training_cache import read_cache
+from keras_transformer.runs.user_error import UserError
 from keras_transformer.training import (
     XlaCompileLog,
     compile_transformer,

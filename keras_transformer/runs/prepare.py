@@ -7,23 +7,23 @@ import time
 import keras
 
 import pipelines
-from keras_transformer.cli.batching_plan import batching_plan
-from keras_transformer.cli.data import corpus, training_pairs
-from keras_transformer.cli.run_directory import RunDirectory
-from keras_transformer.cli.run_lock import run_lock
-from keras_transformer.cli.run_tokenizer import (
+from keras_transformer.runs.batching_plan import batching_plan
+from keras_transformer.runs.run_data import corpus, training_pairs
+from keras_transformer.runs.run_directory import RunDirectory
+from keras_transformer.runs.run_lock import run_lock
+from keras_transformer.runs.run_tokenizer import (
     load_run_tokenizer,
     load_target_tokenizer,
     train_target_tokenizer,
     train_tokenizer,
 )
-from keras_transformer.cli.source_files import record_sources, training_pairs_count
-from keras_transformer.cli.training_cache import (
+from keras_transformer.runs.source_files import record_sources, training_pairs_count
+from keras_transformer.runs.training_cache import (
     SHARD_PAIRS,
     cache_ready,
     write_cache,
 )
-from keras_transformer.cli.user_error import UserError
+from keras_transformer.runs.user_error import UserError
 from keras_transformer.training.atomic_files import atomic_write_json
 
 
@@ -31,10 +31,10 @@ def prepare(recipe, run_dir, verbose=1, shard_pairs=SHARD_PAIRS):
     """Writes the run's recipe, tokenizer and tokenized training cache.
 
     One streaming pass per step, each step owned by one module: record and
-    check the data files (`cli.source_files`: a line-count mismatch fails
+    check the data files (`runs.source_files`: a line-count mismatch fails
     here, before any work), train or load the tokenizer on a bounded sample
-    (`cli.run_tokenizer`), then clean, tokenize and filter the corpus into
-    the sharded cache (`cli.training_cache`), counting every pair skipped by
+    (`runs.run_tokenizer`), then clean, tokenize and filter the corpus into
+    the sharded cache (`runs.training_cache`), counting every pair skipped by
     reason. The corpus never sits in memory whole. Idempotent and resumable:
     an existing tokenizer is reused (and must match the recipe's vocabulary),
     complete shards are kept. The filter report (`run.filter_report_path`)
@@ -53,7 +53,7 @@ def prepare(recipe, run_dir, verbose=1, shard_pairs=SHARD_PAIRS):
     Raises:
         UserError: a data file changed since the run was prepared, a bad
             line under `on_bad_line="fail"` (file and line named), another
-            process working in `run_dir` (`cli.run_lock`), ...
+            process working in `run_dir` (`runs.run_lock`), ...
     """
     with run_lock(run_dir):
         return _prepare(recipe, run_dir, verbose, shard_pairs)

@@ -15,8 +15,8 @@ an edit of the same size is not. Held-out files may change (`dev_files` and
 
 import os
 
-from keras_transformer.cli.data import corpus
-from keras_transformer.cli.user_error import UserError
+from keras_transformer.runs.run_data import corpus
+from keras_transformer.runs.user_error import UserError
 from keras_transformer.training.atomic_files import atomic_write_json, read_json
 
 

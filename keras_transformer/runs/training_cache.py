@@ -18,7 +18,7 @@ from collections import Counter
 import keras
 
 import pipelines
-from keras_transformer.cli.user_error import UserError
+from keras_transformer.runs.user_error import UserError
 from keras_transformer.training.atomic_files import atomic_write_json, read_json
 
 # Lines per shard: about 10-20 MB of text in memory while one is written.

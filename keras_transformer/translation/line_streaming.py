@@ -1,4 +1,8 @@
-"""Lines in, outputs out, streaming: what `translate` and `parse` share.
+"""Lines in, outputs out, streaming: what `Translator` and `Parser` share
+(and so `keras-transformer translate` and `parse`).
+
+A search is any `fn(texts, decoding) -> (outputs [B, n], scores [B, n])`
+(`Translator.search`, `Parser.search`, or a stand-in in a test).
 
 The input is read in chunks of `CHUNK_LINES` lines; each chunk is sorted by
 length (`estimated_tokens` for translation, the parser's tree bound for
@@ -13,10 +17,10 @@ import itertools
 import os
 import sys
 
-from keras_transformer.cli.progress_line import ProgressLine
-from keras_transformer.cli.user_error import UserError
 from keras_transformer.decoding.decoding_config import DecodingConfig
+from keras_transformer.runs.user_error import MissingFileError, UserError
 from keras_transformer.training.atomic_files import is_disk_full
+from keras_transformer.translation.progress_line import ProgressLine
 from keras_transformer.validation import check_positive_int
 
 # Lines sorted and batched together. Output is in input order, so a chunk's
@@ -82,7 +86,7 @@ def read_lines(path, errors="strict"):
     try:
         stream = open_binary(path)
     except FileNotFoundError:
-        raise UserError(f"No such input file: {path}") from None
+        raise MissingFileError(f"No such input file: {path}") from None
     except OSError as error:
         raise UserError(f"Cannot read {path}: {error.strerror or error}") from None
     with stream:
@@ -149,7 +153,7 @@ def check_output_path(path, input_path="-"):
             raise UserError(f"--output {path} is the input file.")
 
 
-def translate_file(
+def stream_file(
     translator,
     input_path="-",
     output_path="-",
@@ -161,14 +165,15 @@ def translate_file(
 ):
     """Translates a file (or stdin) into a file (or stdout), streaming.
 
-    `translate_lines` on `read_lines(input_path, errors)`, written to
+    `stream_lines` on `read_lines(input_path, errors)`, written to
     `<output_path>.partial`, which holds at every moment the translations of
     the input's first lines, in order, and is renamed to `output_path` when
     every line is done: a stopped run (or a full disk) leaves the lines done
     so far in the `.partial` file and an earlier `output_path` untouched.
 
     Args:
-        translator: from `load_translator`.
+        translator: a search, `fn(texts, decoding) -> (outputs [B, n],
+            scores [B, n])` (see the module docstring).
         input_path: str. Input file; `"-"` for stdin. Defaults to `"-"`.
         output_path: str. Output file; `"-"` for stdout. Defaults to `"-"`.
         decoding: a `DecodingConfig`. Defaults to `DecodingConfig()`.
@@ -177,7 +182,7 @@ def translate_file(
         progress: a text stream for progress (e.g. stderr) or `None`.
         errors: how invalid UTF-8 is read, as `read_lines`.
         **batching: `batch_tokens`, `batch_size`, `chunk_size`, `length`,
-            `empty_output`, `verb`, `powers_of_two`, as `translate_lines`.
+            `empty_output`, `verb`, `powers_of_two`, as `stream_lines`.
 
     Returns:
         The number of lines translated.
@@ -185,7 +190,7 @@ def translate_file(
     lines = read_lines(input_path, errors)
     options = {"decoding": decoding, "total": total, "progress": progress}
     if output_path == "-":
-        return translate_lines(translator, lines, **options, **batching)
+        return stream_lines(translator, lines, **options, **batching)
     partial = f"{output_path}.partial"
     try:
         output = open(partial, "w", encoding="utf-8")
@@ -193,7 +198,7 @@ def translate_file(
         raise UserError(f"Cannot write {partial}: {error.strerror}") from None
     try:
         with output:
-            count = translate_lines(translator, lines, output, **options, **batching)
+            count = stream_lines(translator, lines, output, **options, **batching)
     except OSError as error:
         if is_disk_full(error):  # the partial file stays: the lines done so far
             raise OSError(errno.ENOSPC, "The disk is full", partial) from error
@@ -202,7 +207,7 @@ def translate_file(
     return count
 
 
-def translate_lines(
+def stream_lines(
     translator,
     lines,
     output=None,
@@ -236,7 +241,8 @@ def translate_lines(
     translation), score 0, as the exported translator gives it.
 
     Args:
-        translator: from `load_translator`.
+        translator: a search, `fn(texts, decoding) -> (outputs [B, n],
+            scores [B, n])` (see the module docstring).
         lines: iterable of str (line ends are stripped).
         output: a text stream. Defaults to `sys.stdout` at call time.
         decoding: a `DecodingConfig`. Defaults to `DecodingConfig()`.
@@ -262,37 +268,107 @@ def translate_lines(
 
     Example:
 
-    >>> translator, decoding = load_translator(export_dir="export/1")
-    >>> with open("out.txt", "w", encoding="utf-8") as out:
-    ...     translate_lines(translator, ["Hello world.", ""], out, decoding)
+    >>> def shout(texts, decoding):
+    ...     return [[t.upper()] for t in texts], [[0.0] for _ in texts]
+    >>> stream_lines(shout, ["Hello world.", ""], io.StringIO())
     2
+    """
+    output = sys.stdout if output is None else output
+    n_best = (DecodingConfig() if decoding is None else decoding).n_best
+    count = 0
+    pending = []
+    for translations, scores in ordered_outputs(
+        translator,
+        lines,
+        decoding,
+        batch_size=batch_size,
+        total=total,
+        progress=progress,
+        batch_tokens=batch_tokens,
+        chunk_size=chunk_size,
+        length=length,
+        empty_output=empty_output,
+        verb=verb,
+        powers_of_two=powers_of_two,
+        flush=lambda: _write(output, pending),
+    ):
+        if n_best == 1:
+            pending.append(f"{translations[0]}\n")
+        else:
+            for text, score in zip(translations, scores, strict=True):
+                pending.append(f"{count} ||| {text} ||| {score:.4f}\n")
+        count += 1
+    _write(output, pending)
+    return count
+
+
+def _write(output, pending):
+    """Writes and flushes the rows in `pending`, then empties it."""
+    if pending:
+        output.write("".join(pending))
+        output.flush()
+        pending.clear()
+
+
+def ordered_outputs(
+    translator,
+    lines,
+    decoding=None,
+    batch_size=256,
+    total=None,
+    progress=None,
+    batch_tokens=4096,
+    chunk_size=CHUNK_LINES,
+    length=estimated_tokens,
+    empty_output="",
+    verb="translated",
+    powers_of_two=False,
+    flush=None,
+):
+    """Yields `(translations [n], scores [n])` for each line of `lines`, in
+    input order, searched in length-sorted batches: what `stream_lines`
+    writes and `Translator.translate` returns.
+
+    The lines are read `chunk_size` at a time; within a chunk they are sorted
+    by `length` into batches of at most `batch_size` lines whose padded size
+    stays within `batch_tokens` (see `stream_lines`); an empty (or
+    whitespace-only) line is not searched and gives `empty_output`, score 0.
+    After each batch the outputs of the chunk's first lines that are all done
+    are yielded, then `flush()` is called (when given), so a consumer can
+    write them before the next batch runs.
+
+    Args:
+        translator: `fn(texts, decoding) -> (translations [B, n], scores
+            [B, n])`.
+        lines: iterable of str.
+        decoding: a `DecodingConfig`. Defaults to `DecodingConfig()`.
+        flush: `fn()` or `None`, called after each batch's outputs.
+        The others: as `stream_lines`.
+
+    Yields:
+        `(translations, scores)`: lists of `decoding.n_best` items.
     """
     check_positive_int("batch_size", batch_size)
     check_positive_int("batch_tokens", batch_tokens)
     check_positive_int("chunk_size", chunk_size)
     decoding = DecodingConfig() if decoding is None else decoding
-    output = sys.stdout if output is None else output
     meter = None if progress is None else ProgressLine(progress, total, verb=verb)
-    count = 0
     try:
         for chunk in _chunks(lines, chunk_size):
-            _translate_chunk(
+            yield from _chunk_outputs(
                 translator,
                 chunk,
-                count,
-                output,
                 decoding,
                 lambda todo: _length_batches(
                     todo, length, batch_tokens, batch_size, powers_of_two
                 ),
                 meter,
                 empty_output,
+                flush,
             )
-            count += len(chunk)
     finally:  # also after a failure: the count so far, and the line ended
         if meter is not None:
             meter.close()
-    return count
 
 
 def _chunks(lines, chunk_size):
@@ -333,11 +409,11 @@ def _floor_power_of_two(count):
     return 1 << (count.bit_length() - 1)
 
 
-def _translate_chunk(
-    translator, chunk, first, output, decoding, batches, meter, empty_output=""
+def _chunk_outputs(
+    translator, chunk, decoding, batches, meter, empty_output="", flush=None
 ):
-    """Translates one chunk, writing each ready prefix (see `translate_lines`);
-    `first` is the input index of its first line."""
+    """Searches one chunk, yielding each ready prefix's outputs in order (see
+    `ordered_outputs`)."""
     n_best = decoding.n_best
     results = [None] * len(chunk)  # (translations [n], scores [n]) per line
     todo = []
@@ -346,32 +422,19 @@ def _translate_chunk(
             todo.append((i, text))
         else:
             results[i] = ([empty_output] * n_best, [0.0] * n_best)
-    written = _write_ready(results, 0, first, output, n_best)
-    if meter is not None:
-        meter.update(len(chunk) - len(todo))
-    for batch in batches(todo):
-        translations, scores = translator([text for _, text in batch], decoding)
-        for (i, _), row, row_scores in zip(batch, translations, scores, strict=True):
-            results[i] = (row, row_scores)
-        written = _write_ready(results, written, first, output, n_best)
+    done = 0
+    for batch in itertools.chain([[]], batches(todo)):
+        if batch:
+            translations, scores = translator([text for _, text in batch], decoding)
+            for (i, _), row, row_scores in zip(
+                batch, translations, scores, strict=True
+            ):
+                results[i] = (row, row_scores)
+        while done < len(results) and results[done] is not None:
+            yield results[done]
+            results[done] = True  # yielded; the strings are the caller's now
+            done += 1
+        if flush is not None:
+            flush()
         if meter is not None:
-            meter.update(len(batch))
-
-
-def _write_ready(results, start, first, output, n_best):
-    """Writes `results[start:end]`, `end` the first line not done yet, and
-    flushes; returns `end`."""
-    end = start
-    rows = []
-    while end < len(results) and results[end] is not None:
-        translations, scores = results[end]
-        if n_best == 1:
-            rows.append(f"{translations[0]}\n")
-        else:
-            for text, score in zip(translations, scores, strict=True):
-                rows.append(f"{first + end} ||| {text} ||| {score:.4f}\n")
-        end += 1
-    if rows:
-        output.write("".join(rows))
-        output.flush()
-    return end
+            meter.update(len(batch) if batch else len(chunk) - len(todo))

@@ -12,20 +12,21 @@ Everything runs offline on the data shipped with the package.
 import contextlib
 import dataclasses
 import os
+import shutil
 import time
 
 import keras
 
 import pipelines
-from keras_transformer.cli.average import average
-from keras_transformer.cli.data import read_texts
-from keras_transformer.cli.demo_report import print_report
-from keras_transformer.cli.evaluate import evaluate
-from keras_transformer.cli.export import export
-from keras_transformer.cli.prepare import prepare
-from keras_transformer.cli.train import train
+from keras_transformer.runs.average import average
+from keras_transformer.runs.prepare import prepare
+from keras_transformer.runs.run_data import read_texts
+from keras_transformer.runs.run_directory import RunDirectory
+from keras_transformer.runs.train import train
 from keras_transformer.training import LearningCurveLog, read_learning_curve
 from keras_transformer.training.atomic_files import atomic_write_json
+from keras_transformer.workflows.evaluate_run import evaluate
+from keras_transformer.workflows.export_run import export
 
 # `demo --task`: the recipe each task runs.
 DEMO_RECIPES = {"translation": "demo", "parsing": "gum_parsing"}
@@ -64,6 +65,7 @@ def run_demo(
         The report dict.
     """
     start = time.monotonic()
+    _start_afresh_if_older(recipe, output, verbose)
     phases = {}
     with _phase(phases, "prepare", verbose):
         prepare(recipe, output, verbose=verbose)
@@ -113,9 +115,28 @@ def run_demo(
         },
     }
     atomic_write_json(report, os.path.join(output, "report.json"))
-    if verbose:
-        print_report(recipe, report, output)
     return report
+
+
+def _start_afresh_if_older(recipe, output, verbose):
+    """Removes `output` when it holds a demo run whose fixed settings differ
+    from `recipe`'s (an older version's demo, or other `--set` options): a
+    demo is disposable, so it starts afresh instead of being refused as a
+    user's run is (`RunDirectory.write_recipe`). Says so in one line when
+    `verbose`."""
+    run = RunDirectory(output)
+    if not os.path.exists(run.recipe_path):
+        return
+    stored = run.read_recipe()
+    changes = run.fixed_field_changes(recipe)
+    if stored.name not in DEMO_RECIPES.values() or not changes:
+        return
+    if verbose:
+        print(
+            f"{output} holds a demo run with other settings ({changes}); "
+            "starting the demo afresh there."
+        )
+    shutil.rmtree(output)
 
 
 @contextlib.contextmanager
@@ -157,31 +178,35 @@ class _DevF1(keras.callbacks.Callback):
 
     def __init__(self, recipe, output, count, every_n_steps):
         super().__init__()
-        from keras_transformer.cli.data import split_trees
+        from keras_transformer.runs.run_data import split_trees
 
         self._recipe, self._output = recipe, output
         self._gold = split_trees(recipe, recipe.dev_split)[0][:count]
         self._every = every_n_steps
         self._config = dataclasses.replace(recipe.decoding, method="greedy", n_best=1)
-        self._tokenizers = self._search = None
+        self._loaded = self._search = None
         self._last = None
 
     def on_train_begin(self, logs=None):
-        from keras_transformer.cli.parse import parser_search
-        from keras_transformer.cli.run_directory import RunDirectory
-        from keras_transformer.cli.run_tokenizer import load_target_tokenizer
+        from keras_transformer.parsing.parse_search import parser_search
+        from keras_transformer.runs.loaded_run import LoadedRun
+        from keras_transformer.runs.run_tokenizer import load_target_tokenizer
 
         run = RunDirectory(self._output)
-        self._tokenizers = (
+        # The model in training, with the run's tokenizers (no weights file).
+        self._loaded = LoadedRun(
+            run,
+            self._recipe,
             pipelines.load_tokenizer(run.tokenizer_path),
             load_target_tokenizer(run, self._recipe),
+            self.model,
+            None,
         )
-        self._search = parser_search(
-            self._recipe, self._tokenizers[1], self.model, self._config
-        )
+        self._search = parser_search(self._loaded, self._config)
 
     def on_train_batch_end(self, batch, logs=None):
-        from keras_transformer.cli.parse import bracket_scores, parse_sentences
+        from keras_transformer.parsing.bracket_scores import bracket_scores
+        from keras_transformer.parsing.parse_search import parse_sentences
         from keras_transformer.training.step_counter import optimizer_step
 
         # Once per checkpoint (the step repeats under gradient accumulation)
@@ -190,9 +215,7 @@ class _DevF1(keras.callbacks.Callback):
             return
         self._last = step
         trees, _ = parse_sentences(
-            self._recipe,
-            *self._tokenizers,
-            self.model,
+            self._loaded,
             [" ".join(tree.words()) for tree in self._gold],
             self._config,
             translate_fn=self._search,
@@ -211,9 +234,8 @@ class _DevBleu(keras.callbacks.Callback):
         self._bleu = None
 
     def on_train_begin(self, logs=None):
-        from keras_transformer.cli.run_directory import RunDirectory
-        from keras_transformer.cli.run_tokenizer import detokenize_fn, source_ids_fn
         from keras_transformer.evaluation import BleuCallback
+        from keras_transformer.runs.run_tokenizer import detokenize_fn, source_ids_fn
 
         recipe, output, sources, references, every_n_steps = self._arguments
         tokenizer = pipelines.load_tokenizer(RunDirectory(output).tokenizer_path)
@@ -249,7 +271,7 @@ def _pictures(recipe, output, curve_path, averaged, report):
             title=f"{recipe.name}: {report['corpus']}",
         )
     if recipe.task == "translation" and report["examples"]:
-        from keras_transformer.cli.attention import attention
+        from keras_transformer.translation.attention_plot import attention
 
         # The example nearest ten words: a picture that can still be read.
         source = min(
@@ -303,8 +325,8 @@ def _translation_report(recipe, scores, examples, export_path):
 def _parsing_report(recipe, scores, test_sentences, examples, export_path):
     import tensorflow as tf
 
-    from keras_transformer.cli.data import split_trees
-    from keras_transformer.cli.parse import baseline_scores
+    from keras_transformer.parsing.bracket_scores import baseline_scores
+    from keras_transformer.runs.run_data import split_trees
 
     gold, _ = split_trees(recipe, recipe.test_split)
     gold = gold[:test_sentences] if test_sentences else gold

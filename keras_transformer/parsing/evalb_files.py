@@ -5,10 +5,10 @@ EVALB (Sekine and Collins, 1997) reports it, with the package's scorer
 import json
 import sys
 
-from keras_transformer.cli.user_error import UserError
 from keras_transformer.evaluation.evalb import evalb
 from keras_transformer.evaluation.evalb_params import EvalbParams
 from keras_transformer.evaluation.evalb_results import EvalbResult
+from keras_transformer.runs.user_error import UserError
 
 _BLOCK = (  # EVALB's summary lines: (title, EvalbSummary attribute, integer?)
     ("Number of sentence", "sentences", True),

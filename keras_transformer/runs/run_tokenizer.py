@@ -6,7 +6,7 @@ import os
 import keras
 
 import pipelines
-from keras_transformer.cli.user_error import UserError
+from keras_transformer.runs.user_error import UserError
 from keras_transformer.training.corrupt_file_error import CorruptFileError
 
 
@@ -24,13 +24,16 @@ def train_tokenizer(recipe, pairs):
         raise UserError(f"Tokenizer training failed: {error}") from None
 
 
-def load_run_tokenizer(run, seed):
-    """Seeds Keras, then loads the run's tokenizer.
+def load_run_tokenizer(run, seed=None):
+    """Seeds Keras (unless `seed` is `None`), then loads the run's tokenizer.
 
     The order matters: with tensorflow-text 2.21 setting a seed frees the
-    resources of SentencePiece tokenizers that already exist.
+    resources of SentencePiece tokenizers that already exist (TensorFlow's
+    eager kernel cache is cleared), so a tokenizer loaded before the seed
+    fails when next used.
     """
-    keras.utils.set_random_seed(seed)
+    if seed is not None:
+        keras.utils.set_random_seed(seed)
     if not os.path.exists(run.tokenizer_path):
         raise UserError(
             f"No tokenizer at {run.tokenizer_path}; run `keras-transformer prepare` "

@@ -1,13 +1,13 @@
-"""`keras-transformer attention`: one sentence's attention as a PNG (Figures 3-5)."""
+"""Attention pictures: one sentence's attention as a PNG (Figures 3-5)."""
 
 import dataclasses
 
 import numpy as np
 
-from keras_transformer.cli.run_tokenizer import source_ids_fn
-from keras_transformer.cli.trained_model import load_trained_model
-from keras_transformer.cli.user_error import UserError
 from keras_transformer.decoding.translate import translate
+from keras_transformer.runs.loaded_run import load_run
+from keras_transformer.runs.run_tokenizer import source_ids_fn
+from keras_transformer.runs.user_error import UserError
 from keras_transformer.visualization import render_attention
 from pipelines import BOS_ID, EOS_ID, PAD_ID
 
@@ -37,7 +37,8 @@ def attention(
     Returns:
         `(path, weights)`: the PNG path and the plotted `[heads, rows, cols]`.
     """
-    recipe, tokenizer, model, _ = load_trained_model(run_dir, weights)
+    loaded = load_run(run_dir, weights, "translation")
+    recipe, tokenizer, model = loaded.recipe, loaded.tokenizer, loaded.model
     if not sentence.strip():
         raise UserError("--sentence is empty. Received: sentence=''")
     tokenize = source_ids_fn(tokenizer, recipe.max_train_length)

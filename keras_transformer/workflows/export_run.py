@@ -1,13 +1,12 @@
-"""`keras-transformer export`: the run's translator as a versioned SavedModel."""
+"""Export: a run's translator (or parser) as a versioned SavedModel."""
 
-import dataclasses
 import os
 
-from keras_transformer.cli.run_directory import RunDirectory
-from keras_transformer.cli.run_tokenizer import load_target_tokenizer
-from keras_transformer.cli.trained_model import load_trained_model
+from keras_transformer.parsing.parse_search import search_constraint
+from keras_transformer.runs.loaded_run import load_run
 from keras_transformer.training import record_path
 from keras_transformer.training.atomic_files import read_json
+from keras_transformer.translation.translator import translator_arguments
 
 
 def export(
@@ -32,7 +31,7 @@ def export(
     for the op check: `None` for the release stock TF Serving links
     (`savedmodels.export_translator`'s default), `"none"` to skip the check.
     `compute_dtype` `"bfloat16"` exports the model computing in bfloat16
-    (`load_trained_model`; the record names it, and only an evaluation made
+    (`load_run`; the record names it, and only an evaluation made
     in the same compute dtype is copied into it).
 
     Returns:
@@ -40,16 +39,15 @@ def export(
     """
     from savedmodels import export_translator
 
-    recipe, tokenizer, model, weights = load_trained_model(
-        run_dir, weights, task=None, compute_dtype=compute_dtype
-    )
-    run = RunDirectory(run_dir)
+    loaded = load_run(run_dir, weights, compute_dtype=compute_dtype)
+    recipe, run, weights = loaded.recipe, loaded.run, loaded.weights
     parser = {}
     if recipe.task == "parsing":  # a `parse` signature, trees out (§6.3)
         parser = {
-            "target_tokenizer": load_target_tokenizer(run, recipe),
+            "target_tokenizer": loaded.target_tokenizer,
             "tree_tags": recipe.tree_tags,
         }
+        parser["constraint"] = search_constraint(loaded, recipe.decoding)
     record = {
         "recipe": recipe.to_dict(),
         "weights": os.path.abspath(weights),
@@ -84,8 +82,8 @@ def export(
                 )
             }
     path = export_translator(
-        model,
-        tokenizer,
+        loaded.model,
+        loaded.tokenizer,
         run.export_dir,
         version=version,
         overwrite=overwrite,
@@ -98,48 +96,6 @@ def export(
     if verbose:
         print(f"SavedModel: {path}")
     return path
-
-
-def translator_arguments(recipe, decoding=None, max_beam_size=None):
-    """The `TranslatorModule` arguments of a run, shared by `export` and
-    `translate --run-dir`, so that both turn a line into the same ids and
-    decode it the same way.
-
-    The export runs beam search: a greedy `decoding` becomes beam search
-    with K = 1 (greedy search's result when alpha = 0; with alpha > 0 the
-    one beam may go on past greedy's eos to a later one whose penalised
-    score is higher;
-    a bracket-constrained parser's K = 1 is greedy search, `one_beam_as_greedy`),
-    and sampling, which the export does not offer, is refused naming it.
-
-    Args:
-        recipe: the run's `Recipe`.
-        decoding: a `DecodingConfig`, or `None` for the recipe's.
-        max_beam_size: int, or `None` for the recipe's (at least the beam
-            size of `decoding`).
-
-    Raises:
-        ValueError: `decoding.method` is `"sample"`.
-    """
-    decoding = recipe.decoding if decoding is None else decoding
-    if decoding.method == "sample":
-        raise ValueError(
-            "The export and `translate` run beam search (or greedy, as a "
-            "1-beam search); sampling is for the library's `translate`. "
-            f"Received: decoding.method={decoding.method!r}"
-        )
-    if decoding.method == "greedy":
-        decoding = dataclasses.replace(decoding, method="beam", beam_size=1, n_best=1)
-    if max_beam_size is None:
-        max_beam_size = max(recipe.max_beam_size, decoding.beam_size)
-    return {
-        "decoding": decoding,
-        # The export's inputs are cut to the training length (the model
-        # never saw longer sources), by the same `encode_sources` as
-        # evaluation's.
-        "max_input_length": recipe.max_train_length,
-        "max_beam_size": max_beam_size,
-    }
 
 
 def _op_check(tf_text_version):

@@ -21,8 +21,8 @@ import dataclasses
 import glob
 import os
 
-from keras_transformer.cli.user_error import UserError
 from keras_transformer.recipes import Recipe
+from keras_transformer.runs.user_error import UserError
 from keras_transformer.training import list_checkpoints
 from keras_transformer.training.atomic_files import atomic_write_json, read_json
 from keras_transformer.training.corrupt_file_error import CorruptFileError
@@ -69,12 +69,12 @@ class RunDirectory:
 
     @property
     def sources_path(self):
-        """The record of the run's data files (`cli.source_files`)."""
+        """The record of the run's data files (`runs.source_files`)."""
         return self.join("data", "sources.json")
 
     @property
     def cache_dir(self):
-        """The tokenized training cache (`cli.training_cache`)."""
+        """The tokenized training cache (`runs.training_cache`)."""
         return self.join("data", "train")
 
     @property
@@ -112,28 +112,31 @@ class RunDirectory:
                 "restore it, or use a new run directory",
             ) from None
 
+    def fixed_field_changes(self, recipe):
+        """`"field old -> new, ..."` for the fields `recipe` changes in the
+        stored one that a run may not change (not in `MUTABLE_FIELDS`); `""`
+        if none or no run yet."""
+        if not os.path.exists(self.recipe_path):
+            return ""
+        new, old = recipe.to_dict(), self.read_recipe().to_dict()
+        changed = sorted(
+            key for key in new if key not in MUTABLE_FIELDS and new[key] != old.get(key)
+        )
+        return ", ".join(f"{k}={old.get(k)!r} -> {new[k]!r}" for k in changed)
+
     def write_recipe(self, recipe):
         """Stores `recipe`; an existing one must agree on the fixed fields
         (not in `MUTABLE_FIELDS`), or the run is refused naming each
         difference."""
-        if os.path.exists(self.recipe_path):
-            new, old = recipe.to_dict(), self.read_recipe().to_dict()
-            changed = sorted(
-                key
-                for key in new
-                if key not in MUTABLE_FIELDS and new[key] != old.get(key)
+        details = self.fixed_field_changes(recipe)
+        if details:
+            raise UserError(
+                f"{self.path} holds a run with other settings ({details}); "
+                "a run may change only "
+                f"{', '.join(f for f in MUTABLE_FIELDS if f != 'description')}"
+                ". Leave the other options out to continue this run, or "
+                "give a new --run-dir to start a new one."
             )
-            if changed:
-                details = ", ".join(
-                    f"{k}={old.get(k)!r} -> {new[k]!r}" for k in changed
-                )
-                raise UserError(
-                    f"{self.path} holds a run with other settings ({details}); "
-                    "a run may change only "
-                    f"{', '.join(f for f in MUTABLE_FIELDS if f != 'description')}"
-                    ". Leave the other options out to continue this run, or "
-                    "give a new --run-dir to start a new one."
-                )
         os.makedirs(self.path, exist_ok=True)
         atomic_write_json(recipe.to_dict(), self.recipe_path)
 

@@ -1,13 +1,13 @@
 """What `evaluate` writes and searches with, for both tasks: the decoding of
-a scored evaluation (one hypothesis) and the `eval/<split>` files. Its own
-module, so that translation's (`cli.evaluate`) and parsing's (`cli.parse`)
-evaluation share it without importing each other."""
+a scored evaluation (one hypothesis) and the `eval/<split>` files, shared by
+translation's (`translation.translation_evaluation`) and parsing's
+(`parsing.parse_evaluation`) evaluation."""
 
 import dataclasses
 import os
 
-from keras_transformer.cli.run_directory import RunDirectory
 from keras_transformer.decoding.bracket_constraint import one_beam_as_greedy
+from keras_transformer.runs.run_directory import RunDirectory
 from keras_transformer.training import record_path
 from keras_transformer.training.atomic_files import (
     atomic_write_json,

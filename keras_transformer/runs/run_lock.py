@@ -12,7 +12,7 @@ import contextlib
 import fcntl
 import os
 
-from keras_transformer.cli.user_error import UserError
+from keras_transformer.runs.user_error import UserError
 
 LOCK_NAME = ".lock"
 

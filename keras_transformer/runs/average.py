@@ -2,8 +2,8 @@
 
 import os
 
-from keras_transformer.cli.run_directory import RunDirectory, exclusion_hint
-from keras_transformer.cli.user_error import UserError
+from keras_transformer.runs.run_directory import RunDirectory, exclusion_hint
+from keras_transformer.runs.user_error import UserError
 from keras_transformer.training import checkpoint_step, record_path
 from keras_transformer.training.atomic_files import atomic_write_json, read_json
 from keras_transformer.training.corrupt_file_error import check_weights_file

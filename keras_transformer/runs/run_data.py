@@ -12,7 +12,7 @@ would change the test set.
 import os
 
 import pipelines
-from keras_transformer.cli.user_error import UserError
+from keras_transformer.runs.user_error import UserError
 
 
 def split_trees(recipe, split):

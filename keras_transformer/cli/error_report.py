@@ -16,6 +16,8 @@ import sys
 import tempfile
 import traceback
 
+from keras_transformer.runs.user_error import UserError
+
 USER_ERROR = 2
 INTERNAL_ERROR = 1
 INTERRUPTED = 130
@@ -32,11 +34,6 @@ _USER_ERRNOS = {
     errno.ENAMETOOLONG,
     errno.ENOTEMPTY,
 }
-
-
-class UserError(Exception):
-    """A mistake in the command's input (a missing file, a bad option, a run
-    directory that does not match); `main` prints it and exits with status 2."""
 
 
 def describe_error(error, command=None):
@@ -68,6 +65,8 @@ def describe_error(error, command=None):
         )
     if isinstance(error, (UserError, ValueError)):
         return str(error), USER_ERROR
+    if isinstance(error, FileNotFoundError) and error.errno is None:
+        return str(error), USER_ERROR  # the library's message, naming the path
     if isinstance(error, OSError) and error.errno in _USER_ERRNOS:
         name = error.filename or ""
         other = f" -> {error.filename2}" if error.filename2 else ""

@@ -1,0 +1,431 @@
+"""`Parser`: English sentences in, bracketed trees out (§6.3), from a parsing
+run or its export.
+
+From a run, the search runs in-process (`parse_search`), compiled once per
+search setting for the parser's life; from an export, its `parse` signature
+runs the same constrained search and de-linearization in TensorFlow ops. Both
+stream as `Translator` does (`translation.line_streaming`): length-sorted
+batches within a budget of tree symbols, outputs in input order.
+
+Example:
+
+```python
+from keras_transformer import Parser
+
+parser = Parser.from_run("keras-transformer-parsing-demo")
+trees = parser.parse(["The cat sat on the mat ."])
+print(trees[0])  # (TOP (S (NP (XX The) (XX cat)) (VP ...)))
+parser.parse_file("sentences.txt", "trees.txt")
+```
+"""
+
+import pipelines
+from keras_transformer.decoding.bracket_constraint import one_beam_as_greedy
+from keras_transformer.parsing.parse_search import parse_sentences, parser_search
+from keras_transformer.runs.compute_dtypes import decodes_with_xla
+from keras_transformer.translation.line_streaming import (
+    check_output_path,
+    count_lines,
+    ordered_outputs,
+    stream_file,
+)
+from keras_transformer.translation.translator import Translator, check_texts
+from keras_transformer.validation import check_one_of
+
+# A parse batch's budget: sentences times the longest sentence's
+# `tree_length_limit` (3n + 21 symbols for n words), the steps and buffer a
+# search step costs in proportion to (BUILD_NOTES.md, "Parsing speed").
+PARSE_BATCH_SYMBOLS = 4096
+
+# The output of an empty line: the root over no words.
+EMPTY_TREE = f"({pipelines.ROOT_LABEL} )"
+
+
+def parse_cost(text):
+    """The batch budget's measure of a line: the most symbols its tree may
+    take under the bracket constraint (`tree_length_limit` of its
+    whitespace-separated words)."""
+    from keras_transformer.decoding.bracket_constraint import tree_length_limit
+
+    return int(tree_length_limit(len(text.split())))
+
+
+# `search="auto"`: inputs of more lines than this (or of an unknown count,
+# stdin) compile each batch shape with XLA, whose steps are faster; shorter
+# ones trace one graph-mode search for every shape, which compiles once
+# (BUILD_NOTES.md, "Parsing speed": with `gum_parsing`'s model the two meet
+# at about 2,500 sentences at beam 4 and 6,300 greedy on the 2-core machine).
+XLA_FROM_LINES = 2000
+
+SEARCHES = ("auto", "xla", "graph")
+
+
+def search_mode(search, model, lines):
+    """`"xla"` or `"graph"`: `search` itself, or for `"auto"`, XLA for a
+    float32 model (`decodes_with_xla`) and more than `XLA_FROM_LINES` (or an
+    unknown number of) `lines`."""
+    check_one_of("search", search, SEARCHES)
+    if search != "auto":
+        return search
+    long = lines is None or lines > XLA_FROM_LINES
+    return "xla" if decodes_with_xla(model) and long else "graph"
+
+
+class Parser(Translator):
+    """Parses sentences into trees with a parsing run or its export.
+
+    Make one with `Parser.from_run(run_dir)` or `Parser.from_export(
+    export_dir)`. A sentence is its whitespace-separated words (tokenized
+    text, as the treebank's); the tree covers exactly those words, its
+    leaves tagged `XX` unless the run predicts tags. An empty sentence gives
+    `(TOP )`. Search settings come from the run's recipe (§6.3: beam 21,
+    alpha 0.3, input length + 300) or the export's record, and each call may
+    override `method`, `beam_size`, `alpha` and `max_extra_length` by
+    keyword (`Translator.decoding_with`).
+
+    Attributes:
+        decoding: the `DecodingConfig` a call uses where it sets nothing.
+        repairs: int. Repairs `delinearize` made to the model's output so
+            far (an invalid tree made valid).
+        cut: int or `None`. Sentences so far whose pieces were over the
+            model's source positions (their first pieces were read; `None`
+            from an export, which does not report it).
+        mode: `"xla"` or `"graph"` from a run (`search_mode`), `None` from
+            an export.
+    """
+
+    @classmethod
+    def from_run(
+        cls,
+        run_dir,
+        weights=None,
+        compute_dtype="float32",
+        search="auto",
+        lines=None,
+        notices=None,
+    ):
+        """The parser of a parsing run's trained weights.
+
+        Args:
+            run_dir: str. The parsing run's directory.
+            weights: str or `None`. A `.weights.h5` file; `None` takes the
+                newest averaged weights, else the newest checkpoint.
+            compute_dtype: str. `"float32"` (the default) or `"bfloat16"`.
+            search: `"xla"` (each batch shape compiled by XLA: faster
+                steps), `"graph"` (one graph-mode trace for every shape:
+                compiles once) or `"auto"` (the default: `search_mode`
+                chooses by the dtype and `lines`).
+            lines: int or `None`. How many sentences will be parsed, if
+                known (for `search="auto"`).
+            notices: a text stream for one line per sentence cut to the
+                model's source positions, or `None`.
+
+        Raises:
+            ValueError: not a run directory, a translation run, weights that
+                do not fit the run.
+            FileNotFoundError: the weights file is missing.
+        """
+        from keras_transformer.runs.loaded_run import load_run
+
+        loaded = load_run(run_dir, weights, "parsing", compute_dtype, seeded=False)
+        run_search = _RunSearch(loaded, search, lines, notices)
+        return cls(run_search, loaded.recipe.decoding, str(run_dir))
+
+    @classmethod
+    def from_export(cls, export_dir):
+        """The parser of a parsing run's exported SavedModel version.
+
+        Raises:
+            FileNotFoundError: the folder is missing.
+            ValueError: not an export of this package, a damaged one, or a
+                translation export (no `parse` signature).
+        """
+        return cls._from_signature(
+            export_dir,
+            "parse",
+            _ExportSearch,
+            "not a parsing export (load a translation export with "
+            "`Translator.from_export`)",
+        )
+
+    @property
+    def repairs(self):
+        return getattr(self._search_fn, "repairs", None)
+
+    @property
+    def cut(self):
+        return getattr(self._search_fn, "cut", None)
+
+    @property
+    def mode(self):
+        return getattr(self._search_fn, "mode", None)
+
+    def decoding_with(self, n_best=None, **overrides):
+        """As `Translator.decoding_with`; one tree per sentence, and a
+        constrained one-beam search is greedy search (`one_beam_as_greedy`)."""
+        if n_best not in (None, 1):
+            raise ValueError(f"A parser returns one tree. Received: n_best={n_best}")
+        decoding = super().decoding_with(n_best=1, **overrides)
+        return one_beam_as_greedy(decoding)
+
+    def search(self, texts, decoding):
+        """One batch: `(trees [B, 1] str, scores [B, 1])` of `texts` (a list
+        of non-empty sentences) under `decoding`; the search function of
+        `line_streaming`."""
+        return self._search_fn(texts, decoding)
+
+    def parse(self, sentences, batch_tokens=None, batch_size=64, **overrides):
+        """Parses sentences; returns one `pipelines.Tree` per sentence.
+
+        Args:
+            sentences: list of str, words separated by spaces.
+            batch_tokens: int or `None`. A batch's budget in tree symbols,
+                padding included: sentences times the longest one's bound
+                (3 x words + 21). `None`: `PARSE_BATCH_SYMBOLS`.
+            batch_size: int. The most sentences in one batch. Defaults to
+                `64`.
+            **overrides: `method`, `beam_size`, `alpha`, `max_extra_length`
+                for this call.
+
+        Returns:
+            list of `pipelines.Tree` (`str(tree)` gives the brackets), in the
+            order of `sentences`.
+
+        Raises:
+            ValueError: `sentences` is empty, a str, or holds a non-str item;
+                a bad override.
+        """
+        sentences = check_texts(sentences, "sentences")
+        decoding = self.decoding_with(**overrides)
+        outputs = ordered_outputs(
+            self.search,
+            sentences,
+            decoding,
+            **self._batching(batch_tokens, batch_size),
+        )
+        return [
+            tree_over_words(trees[0], sentence.split())
+            for (trees, _), sentence in zip(outputs, sentences, strict=True)
+        ]
+
+    def parse_file(
+        self,
+        input_path,
+        output_path="-",
+        progress=None,
+        batch_tokens=None,
+        batch_size=64,
+        **overrides,
+    ):
+        """Parses a file (or stdin, `"-"`) line by line into one bracketed
+        tree a line in a file (or stdout), streaming (`stream_trees`).
+
+        Returns:
+            int, the number of lines parsed.
+
+        Args, Raises: as `parse` and `Translator.translate_file`.
+        """
+        decoding = self.decoding_with(**overrides)
+        total = count_lines(input_path, errors="replace")
+        check_output_path(output_path, input_path)
+        return stream_trees(
+            self.search,
+            input_path,
+            output_path,
+            decoding,
+            total=total,
+            progress=progress,
+            batch_size=batch_size,
+            batch_tokens=PARSE_BATCH_SYMBOLS if batch_tokens is None else batch_tokens,
+        )
+
+    def translate(self, *args, **kwargs):
+        raise TypeError("A Parser parses: call `parse` (or `parse_file`).")
+
+    translate_n_best = translate_file = translate
+
+    @staticmethod
+    def _batching(batch_tokens, batch_size):
+        """`ordered_outputs`' options of a parse (see `stream_trees`)."""
+        if batch_tokens is None:
+            batch_tokens = PARSE_BATCH_SYMBOLS
+        return {
+            "batch_tokens": batch_tokens,
+            "batch_size": batch_size,
+            **TREE_STREAMING,
+        }
+
+
+# How trees stream: batches sized by the tree bound, a power of two of
+# sentences each (few shapes for the search to compile), `(TOP )` for an
+# empty line.
+TREE_STREAMING = {
+    "length": parse_cost,
+    "empty_output": EMPTY_TREE,
+    "verb": "parsed",
+    "powers_of_two": True,
+}
+
+
+def stream_trees(search, input_path="-", output_path="-", decoding=None, **options):
+    """One bracketed tree per input line, streamed as `stream_file` streams
+    translations (`Parser.parse_file`'s engine, given any search function).
+
+    The input is read in chunks, each sorted by sentence length into batches
+    of at most `batch_size` sentences whose padded cost (sentences times the
+    longest one's `parse_cost`) stays within `batch_tokens` symbols, a power
+    of two of sentences each; trees are written in input order as soon as
+    every line before them is done, to `<output_path>.partial`, renamed to
+    `output_path` at the end (a killed run leaves the finished lines there,
+    and nothing under the final name). An empty line gives `(TOP )`; invalid
+    UTF-8 is read with replacement (U+FFFD), as the export reads its
+    requests.
+
+    Args:
+        search: `fn(texts, decoding) -> (trees [B, 1] str, scores [B, 1])`.
+        input_path: str. Input file; `"-"` for stdin.
+        output_path: str. Output file; `"-"` for stdout.
+        decoding: a `DecodingConfig`.
+        **options: `total`, `progress`, `batch_size` (default 64),
+            `batch_tokens` (default `PARSE_BATCH_SYMBOLS`), `chunk_size`, as
+            `stream_file`.
+
+    Returns:
+        The number of lines parsed.
+    """
+    options.setdefault("batch_size", 64)
+    options.setdefault("batch_tokens", PARSE_BATCH_SYMBOLS)
+    return stream_file(
+        search,
+        input_path,
+        output_path,
+        decoding=decoding,
+        errors="replace",
+        **TREE_STREAMING,
+        **options,
+    )
+
+
+def tree_over_words(text, words):
+    """The `pipelines.Tree` of `text` (a tree's brackets, as `str(tree)`
+    writes them) whose leaves are `words`, in order: unlike
+    `pipelines.parse_tree`, a word may hold brackets (`(x)`), as a parsed
+    sentence's words may. Iterative, for trees of any depth.
+
+    Raises:
+        ValueError: `text` is not one tree over exactly `words`.
+    """
+    stack = [[None, []]]  # [label, children] of each open constituent
+    position, index = 0, 0
+    while position < len(text):
+        if text[position] == " ":
+            position += 1
+        elif text[position] == "(":
+            end = position + 1
+            while end < len(text) and text[end] not in " ()":
+                end += 1
+            label, position = text[position + 1 : end], end
+            word = words[index] if index < len(words) else None
+            if word is not None and text.startswith(f" {word})", position):
+                stack[-1][1].append(pipelines.Tree(label, (word,)))
+                position += len(word) + 2
+                index += 1
+            else:
+                stack.append([label, []])
+        elif text[position] == ")" and len(stack) > 1:
+            label, children = stack.pop()
+            stack[-1][1].append(pipelines.Tree(label, tuple(children)))
+            position += 1
+        else:
+            break
+    if position < len(text) or len(stack) != 1 or len(stack[0][1]) != 1:
+        raise ValueError(f"Not one tree. Received: text={text!r:.200}")
+    if index != len(words):
+        raise ValueError(
+            f"The tree's leaves are not the sentence's {len(words)} words. "
+            f"Received: text={text!r:.200}"
+        )
+    return stack[0][1][0]
+
+
+class _RunSearch:
+    """A parsing run's search, in-process: compiled once per decoding setting
+    for the parser's life (`parser_search`): with XLA, each batch shape
+    compiles once however many batches meet it; in graph mode, one trace for
+    every shape (`search_mode`). Counts the repairs and the lines cut to the
+    model's positions (`cut`), naming each on `notices`."""
+
+    def __init__(self, loaded, search, lines, notices):
+        self.loaded = loaded
+        self.notices = notices
+        self.mode = search_mode(search, loaded.model, lines)
+        self.searches = {}  # DecodingConfig -> compiled search
+        self.repairs = 0
+        self.cut = 0
+
+    def __call__(self, texts, decoding):
+        self._count_cut(texts)
+        if decoding not in self.searches:
+            xla = self.mode == "xla"
+            self.searches[decoding] = parser_search(
+                self.loaded, decoding, jit_compile=xla, dynamic_shapes=not xla
+            )
+        trees, repairs = parse_sentences(
+            self.loaded,
+            texts,
+            decoding,
+            batch_size=len(texts),
+            translate_fn=self.searches[decoding],
+        )
+        self.repairs += sum(counts.total for counts in repairs)
+        return [[str(tree)] for tree in trees], [[None]] * len(trees)
+
+    def _count_cut(self, texts):
+        """Counts (and names) the texts whose pieces the model cannot read
+        whole: over `max_train_length - 1` pieces (eos takes a position)."""
+        limit = self.loaded.recipe.max_train_length - 1
+        # A piece holds a character at least, and a word may add one.
+        long = [t for t in texts if len(t) + len(t.split()) > limit]
+        if not long:
+            return
+        lengths = (
+            pipelines.encode_sources(self.loaded.tokenizer, long).row_lengths() - 1
+        )
+        for text, length in zip(long, lengths.numpy().tolist(), strict=True):
+            if length > limit:
+                self.cut += 1
+                if self.notices is not None:
+                    words = text.split()
+                    self.notices.write(
+                        f"parse: a line of {len(words)} words ({length} pieces, "
+                        f"starting {' '.join(words[:5])!r}) is over the model's "
+                        f"{limit + 1} source positions: the search reads its "
+                        f"first {limit} pieces, and its tree still covers "
+                        "every word\n"
+                    )
+
+
+class _ExportSearch:
+    """The search of an export's `parse` signature; counts the repairs it
+    reports (`cut` is not known without the tokenizer)."""
+
+    def __init__(self, signature):
+        self.signature = signature
+        self.repairs = 0
+        self.cut = None
+
+    def __call__(self, texts, decoding):
+        import tensorflow as tf
+
+        # Greedy is the export's one-beam search (its greedy search under the
+        # bracket constraint, `one_beam_as_greedy`).
+        beam_size = 1 if decoding.method == "greedy" else decoding.beam_size
+        outputs = self.signature(
+            text=tf.constant(texts, tf.string),
+            beam_size=tf.constant(beam_size, tf.int32),
+            alpha=tf.constant(decoding.alpha, tf.float32),
+            max_extra_length=tf.constant(decoding.max_extra_length, tf.int32),
+        )
+        self.repairs += int(outputs["repairs"].numpy().sum())
+        trees = [[tree.decode("utf-8")] for tree in outputs["trees"].numpy()]
+        return trees, [[score] for score in outputs["scores"].numpy().tolist()]

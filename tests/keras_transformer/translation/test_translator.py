@@ -1,0 +1,129 @@
+"""`Translator` from a run and from its export: the same translations as
+`keras-transformer translate`, per-call search settings, bad input refused
+naming the value."""
+
+import numpy as np
+import pytest
+
+from keras_transformer import Parser, Translator, cli
+from keras_transformer.decoding import DecodingConfig, translate
+from keras_transformer.runs import load_run
+from keras_transformer.runs.run_tokenizer import detokenize_fn, source_ids_fn
+
+LINES = [
+    "Open the file.",
+    "",
+    "Click the button to close the window and save your changes.",
+    "Tools",
+    "   ",
+]
+
+
+@pytest.fixture
+def from_run(tiny_run):
+    return Translator.from_run(str(tiny_run))
+
+
+def test_from_run_translates_as_the_command_line_does(tiny_run, tmp_path):
+    source, target = tmp_path / "in.txt", tmp_path / "out.txt"
+    source.write_text("\n".join(LINES) + "\n", encoding="utf-8")
+    argv = ["translate", "--run-dir", str(tiny_run), "--input", str(source)]
+    assert cli.main(argv + ["--output", str(target)]) == 0
+    expected = target.read_text(encoding="utf-8").splitlines()
+    # Loaded after the command (whose load seeds Keras: `load_run`).
+    from_run = Translator.from_run(str(tiny_run))
+    translations = from_run.translate(LINES)
+    assert translations == expected and len(translations) == len(LINES)
+    assert translations[1] == translations[4] == ""  # empty in, empty out
+    # A file through the library: the same lines, in order.
+    output = tmp_path / "library.txt"
+    assert from_run.translate_file(str(source), str(output)) == len(LINES)
+    assert output.read_text(encoding="utf-8").splitlines() == expected
+    # Batches of one line each give the same translations.
+    assert from_run.translate(LINES, batch_tokens=1, batch_size=1) == expected
+
+
+def test_from_export_translates_as_from_run(exported_run):
+    export = Translator.from_export(str(exported_run / "export" / "1"))
+    run = Translator.from_run(str(exported_run))
+    assert export.decoding == run.decoding  # the recipe's, recorded
+    assert export.translate(LINES) == run.translate(LINES)
+    assert export.translate(LINES, beam_size=1) == run.translate(LINES, beam_size=1)
+    (exported,), (ran,) = (t.translate_n_best(LINES[:1], 2) for t in (export, run))
+    assert [text for text, _ in exported] == [text for text, _ in ran]
+    np.testing.assert_allclose([s for _, s in exported], [s for _, s in ran], 1e-5)
+    # The export's limits are checked before the signature would fail.
+    assert export.max_beam_size == 2
+    with pytest.raises(ValueError, match="beam_size 3 is over the export's limit 2"):
+        export.translate(LINES, beam_size=3)
+    with pytest.raises(ValueError, match="no `parse` signature"):
+        Parser.from_export(str(exported_run / "export" / "1"))
+
+
+def test_a_one_beam_call_is_greedy_search(from_run, tiny_run):
+    loaded = load_run(str(tiny_run), seeded=False)
+    texts = [line for line in LINES if line.strip()]
+    ids = source_ids_fn(loaded.tokenizer, loaded.recipe.max_train_length)(texts)
+    width = max(len(row) for row in ids)
+    source = np.array([row + [0] * (width - len(row)) for row in ids], "int32")
+    greedy, _ = translate(loaded.model, source, DecodingConfig(method="greedy"))
+    rows = [[int(i) for i in row[0] if i > 3] for row in np.asarray(greedy)]
+    expected = detokenize_fn(loaded.tokenizer)(rows)
+    assert from_run.translate(texts, beam_size=1) == expected
+    assert from_run.translate(texts, method="greedy") == expected
+    # The recipe's beam (2) is the default; the call's setting is per call.
+    assert from_run.decoding.beam_size == 2
+    assert from_run.translate(texts) == from_run.translate(texts, beam_size=2)
+
+
+def test_n_best_lists_hold_scored_hypotheses_best_first(from_run):
+    (hypotheses,) = from_run.translate_n_best(["Open the file."], 2)
+    assert len(hypotheses) == 2
+    (first, best), (_, second) = hypotheses
+    assert best >= second and first == from_run.translate(["Open the file."])[0]
+    assert from_run.translate_n_best([""], 2) == [[("", 0.0), ("", 0.0)]]
+
+
+@pytest.mark.parametrize(
+    "texts, message",
+    [
+        ([], r"at least one string. Received: texts=\[\]"),
+        ("Open the file.", "not one string. Received: texts='Open the file.'"),
+        (["a", 3], r"item 1 is a int. Received: texts\[1\]=3"),
+        (None, "a list of strings. Received: texts=None"),
+    ],
+)
+def test_bad_texts_are_refused_naming_them(from_run, texts, message):
+    with pytest.raises(ValueError, match=message):
+        from_run.translate(texts)
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"method": "sample"}, "Received: method='sample'"),
+        ({"temperature": 0.5}, "Received: temperature=0.5"),
+        ({"beam_size": 1, "n_best": 2}, "Received: n_best=2"),
+    ],
+)
+def test_bad_search_settings_are_refused_naming_them(from_run, overrides, message):
+    n_best = overrides.pop("n_best", None)
+    with pytest.raises(ValueError, match=message):
+        if n_best is None:
+            from_run.translate(["a"], **overrides)
+        else:
+            from_run.translate_n_best(["a"], n_best, **overrides)
+
+
+def test_bad_runs_and_exports_are_refused_naming_them(tiny_run, tmp_path):
+    with pytest.raises(ValueError, match="not a run directory"):
+        Translator.from_run(str(tmp_path))
+    missing = str(tmp_path / "none.weights.h5")
+    with pytest.raises(FileNotFoundError, match=f"No such weights file: {missing}"):
+        Translator.from_run(str(tiny_run), weights=missing)
+    with pytest.raises(FileNotFoundError, match="No exported SavedModel at"):
+        Translator.from_export(str(tmp_path / "export" / "1"))
+    with pytest.raises(ValueError, match="is a translation run, not a parsing run"):
+        Parser.from_run(str(tiny_run))
+    with pytest.raises(ValueError, match="Received: compute_dtype='float16'"):
+        Translator.from_run(str(tiny_run), compute_dtype="float16")
