@@ -31,6 +31,7 @@ def _evaluate(args):
         decoding=decoding_overrides(args),
         paper_style=args.paper_style,
         compute_dtype=args.compute_dtype,
+        verbose=1,
     )
 
 
@@ -121,6 +122,7 @@ def _export(args):
         overwrite=args.overwrite,
         tf_text_version=args.tf_text_version,
         compute_dtype=args.compute_dtype,
+        verbose=1,
     )
 
 
@@ -136,6 +138,7 @@ def _attention(args):
         layer=args.layer,
         heads=args.heads,
         weights=args.weights,
+        verbose=1,
     )
 
 

@@ -70,7 +70,7 @@ def _recipes(args):
 def _prepare(args):
     from keras_transformer.runs.prepare import prepare
 
-    prepare(recipe_from_arguments(args), args.run_dir)
+    prepare(recipe_from_arguments(args), args.run_dir, verbose=1)
 
 
 def _train(args):
@@ -80,6 +80,7 @@ def _train(args):
     train(
         recipe_from_arguments(args),
         args.run_dir,
+        verbose=1,
         strategy=args.strategy,
         jit_compile=jit,
     )
@@ -88,7 +89,7 @@ def _train(args):
 def _average(args):
     from keras_transformer.runs.average import average
 
-    average(args.run_dir, last=args.last)
+    average(args.run_dir, last=args.last, verbose=1)
 
 
 def add_commands(commands):

@@ -10,7 +10,7 @@ from keras_transformer.training.corrupt_file_error import check_weights_file
 from keras_transformer.validation import check_positive_int
 
 
-def average(run_dir, last=None, verbose=1):
+def average(run_dir, last=None, verbose=0):
     """Averages the last `last` checkpoints of a run into `averaged/`.
 
     "For the base models, we used a single model obtained by averaging the

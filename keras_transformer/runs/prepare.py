@@ -27,7 +27,7 @@ from keras_transformer.runs.user_error import UserError
 from keras_transformer.training.atomic_files import atomic_write_json
 
 
-def prepare(recipe, run_dir, verbose=1, shard_pairs=SHARD_PAIRS):
+def prepare(recipe, run_dir, verbose=0, shard_pairs=SHARD_PAIRS):
     """Writes the run's recipe, tokenizer and tokenized training cache.
 
     One streaming pass per step, each step owned by one module: record and

@@ -71,7 +71,7 @@ def train(
     recipe,
     run_dir,
     strategy="default",
-    verbose=1,
+    verbose=0,
     jit_compile="auto",
     callbacks=None,
 ):

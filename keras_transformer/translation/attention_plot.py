@@ -25,7 +25,7 @@ def attention(
     layer=-1,
     heads=None,
     weights=None,
-    verbose=1,
+    verbose=0,
 ):
     """Draws a trained model's attention weights for `sentence` to `png`.
 

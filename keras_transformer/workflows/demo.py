@@ -39,7 +39,7 @@ def run_demo(
     output,
     test_sentences=None,
     examples=5,
-    verbose=1,
+    verbose=0,
     dev_sentences=200,
 ):
     """Runs the demo recipe in `output` and writes `output/report.json`:

@@ -16,7 +16,7 @@ def evaluate(
     decoding=None,
     paper_style=False,
     batch_size=64,
-    verbose=1,
+    verbose=0,
     compute_dtype="float32",
 ):
     """Translates a split of the run's data and scores it with sacreBLEU.

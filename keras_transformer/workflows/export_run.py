@@ -15,7 +15,7 @@ def export(
     version=None,
     overwrite=False,
     tf_text_version=None,
-    verbose=1,
+    verbose=0,
     compute_dtype="float32",
 ):
     """Exports tokenizer + weights + beam search to `<run_dir>/export/<version>/`.
