@@ -23,8 +23,9 @@ never the reverse.
   with its `FilterReport`; the transformations themselves in `transforms`;
   `batch_shapes` counts the padded shapes (`BatchShape`) of static mode.
 - Constituency trees for parsing (§6.3): the `Tree` type and its bracket
-  reader (`trees`: `parse_tree`, `read_trees`); `read_treebank` (WSJ sections
-  of an LDC Penn Treebank, `WSJ_SPLITS`, or any bracket files) and
+  readers (`trees`: `parse_tree`, `read_trees`, and `read_tree_over_words`
+  for a parse over given words); `read_treebank` (WSJ sections of an LDC
+  Penn Treebank, `WSJ_SPLITS`, or any bracket files) and
   `load_bundled_trees` (GUM, under `data/gum/`), both normalised
   (`tree_normalisation`: `normalise_tree`) and counted in a `TreebankReport`;
   trees as target sequences and back, repairing invalid output
@@ -80,6 +81,7 @@ from pipelines.trees.tree import (
     Tree,
     TreeSyntaxError,
     parse_tree,
+    read_tree_over_words,
     read_trees,
 )
 from pipelines.trees.tree_baselines import (
@@ -177,6 +179,7 @@ __all__ = [
     "right_branching_tree",
     "parse_sections",
     "parse_tree",
+    "read_tree_over_words",
     "read_treebank",
     "read_trees",
 ]

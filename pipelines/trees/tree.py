@@ -166,3 +166,46 @@ def parse_tree(text: str) -> Tree:
             f"Expected one tree. Received: {len(trees)} trees in {text[:80]!r}"
         )
     return trees[0]
+
+
+def read_tree_over_words(text: str, words) -> Tree:
+    """The tree of `text` (brackets as `str(tree)` writes them) whose leaves
+    are `words`, in order: where `parse_tree` reads every bracket as
+    structure, a word here may hold brackets (`(x)`), as the words of a
+    sentence a parser was given may (`str(tree)` writes them as they are).
+    Iterative, for trees of any depth.
+
+    Raises:
+        TreeSyntaxError: `text` is not one tree over exactly `words`.
+    """
+    stack = [[None, []]]  # [label, children] of each open constituent
+    position, index = 0, 0
+    while position < len(text):
+        if text[position] == " ":
+            position += 1
+        elif text[position] == "(":
+            end = position + 1
+            while end < len(text) and text[end] not in " ()":
+                end += 1
+            label, position = text[position + 1 : end], end
+            word = words[index] if index < len(words) else None
+            if word is not None and text.startswith(f" {word})", position):
+                stack[-1][1].append(Tree(label, (word,)))
+                position += len(word) + 2
+                index += 1
+            else:
+                stack.append([label, []])
+        elif text[position] == ")" and len(stack) > 1:
+            label, children = stack.pop()
+            stack[-1][1].append(Tree(label, tuple(children)))
+            position += 1
+        else:
+            break
+    if position < len(text) or len(stack) != 1 or len(stack[0][1]) != 1:
+        raise TreeSyntaxError(f"Not one tree. Received: text={text!r:.200}")
+    if index != len(words):
+        raise TreeSyntaxError(
+            f"The tree's leaves are not the sentence's {len(words)} words. "
+            f"Received: text={text!r:.200}"
+        )
+    return stack[0][1][0]

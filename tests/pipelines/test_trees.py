@@ -1,6 +1,12 @@
 import pytest
 
-from pipelines.trees.tree import Tree, TreeSyntaxError, parse_tree, read_trees
+from pipelines.trees.tree import (
+    Tree,
+    TreeSyntaxError,
+    parse_tree,
+    read_tree_over_words,
+    read_trees,
+)
 
 SENTENCE = "(S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .))"
 
@@ -88,3 +94,34 @@ def test_syntax_error_is_a_value_error():
 def test_parse_tree_wants_exactly_one_tree(text):
     with pytest.raises(TreeSyntaxError, match="Expected one tree"):
         parse_tree(text)
+
+
+def test_a_tree_reads_back_over_words_that_hold_brackets():
+    words = ["b\xe4d", "(x)", "y)", "."]
+    tree = Tree(
+        "TOP",
+        (
+            Tree(
+                "S",
+                (
+                    Tree("NP", (Tree("XX", (words[0],)),)),
+                    Tree("XX", (words[1],)),
+                    Tree("XX", (words[2],)),
+                ),
+            ),
+            Tree("XX", (words[3],)),
+        ),
+    )
+    assert read_tree_over_words(str(tree), words) == tree
+    with pytest.raises(TreeSyntaxError):
+        parse_tree(str(tree))  # brackets read as structure
+    assert read_tree_over_words("(TOP )", []) == Tree("TOP", ())
+    deep = "(TOP " + "(S " * 3000 + "(XX a)" + ")" * 3000 + ")"
+    assert read_tree_over_words(deep, ["a"]).words() == ("a",)
+    for text, words, message in (
+        ("(TOP (XX a)", ["a"], "Not one tree"),
+        ("(TOP (XX a)) (TOP )", ["a"], "Not one tree"),
+        ("(TOP (XX a))", ["a", "b"], "not the sentence's 2 words"),
+    ):
+        with pytest.raises(TreeSyntaxError, match=message):
+            read_tree_over_words(text, words)
