@@ -26,9 +26,8 @@ tuning is an explicit call, `keras_transformer.process_defaults.tune_memory()`,
 which the command line and the benchmarks make; see `process_defaults`.
 """
 
-import importlib
-
 from keras_transformer import process_defaults
+from keras_transformer.lazy_exports import lazy_exports
 
 process_defaults.set_onednn_default()
 
@@ -61,16 +60,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name):
-    if name not in _LAZY:
-        raise AttributeError(f"module 'keras_transformer' has no attribute {name!r}")
-    module_name = _LAZY[name]
-    if module_name is None:
-        return importlib.import_module(f"keras_transformer.{name}")
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -116,9 +116,7 @@ class RunDirectory:
         """`"field old -> new, ..."` for the fields `recipe` changes in the
         stored one that a run may not change (not in `MUTABLE_FIELDS`); `""`
         if none or no run yet."""
-        if not os.path.exists(self.recipe_path):
-            return ""
-        new, old = recipe.to_dict(), self.read_recipe().to_dict()
+        old, new = self._stored_and_new(recipe)
         changed = sorted(
             key for key in new if key not in MUTABLE_FIELDS and new[key] != old.get(key)
         )
@@ -144,14 +142,18 @@ class RunDirectory:
         """`"field old -> new, ..."` for the fields a run may change
         (`MUTABLE_FIELDS`) that `recipe` changes in the stored one (`""` if
         none or no run yet); `write_recipe` refuses a change of the others."""
-        if not os.path.exists(self.recipe_path):
-            return ""
-        new, old = recipe.to_dict(), self.read_recipe().to_dict()
+        old, new = self._stored_and_new(recipe)
         return ", ".join(
             f"{key} {old.get(key)!r} -> {new[key]!r}"
             for key in MUTABLE_FIELDS
             if key in new and new[key] != old.get(key)
         )
+
+    def _stored_and_new(self, recipe):
+        """`(stored, new)` recipe dicts; both empty when no run is stored."""
+        if not os.path.exists(self.recipe_path):
+            return {}, {}
+        return self.read_recipe().to_dict(), recipe.to_dict()
 
     def checkpoints(self):
         """Training checkpoints, oldest first."""

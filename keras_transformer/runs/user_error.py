@@ -14,9 +14,3 @@ class UserError(ValueError):
 class MissingFileError(UserError, FileNotFoundError):
     """A file or folder the call names does not exist (also a
     `FileNotFoundError`)."""
-
-    def __init__(self, message):
-        super().__init__(message)
-
-    def __str__(self):
-        return self.args[0]
