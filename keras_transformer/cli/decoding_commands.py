@@ -18,6 +18,12 @@ from keras_transformer.cli.options import (
     decoding_overrides,
 )
 from keras_transformer.runs.user_error import UserError
+from keras_transformer.translation.batch_defaults import (
+    BATCH_SIZE,
+    BATCH_TOKENS,
+    PARSE_BATCH_SIZE,
+    PARSE_BATCH_SYMBOLS,
+)
 
 
 def _evaluate(args):
@@ -63,30 +69,29 @@ def _progress_stream(args):
 
 
 def _translate(args):
-    from keras_transformer.translation.line_streaming import (
+    from keras_transformer.translation.line_files import (
         check_output_path,
         count_lines,
     )
     from keras_transformer.translation.translator import Translator
 
     # A bad input or output is refused before the model loads.
-    count_lines(args.input)
+    total = count_lines(args.input)
     check_output_path(args.output, args.input)
-    overrides = decoding_overrides(args)
-    translator = _load(Translator, args)
-    translator.translate_file(
+    _load(Translator, args).translate_file(
         args.input,
         args.output,
         progress=_progress_stream(args),
         batch_tokens=args.batch_tokens,
         batch_size=args.batch_size,
-        **overrides,
+        total=total,
+        **decoding_overrides(args),
     )
 
 
 def _parse(args):
-    from keras_transformer.parsing.parser import PARSE_BATCH_SYMBOLS, Parser
-    from keras_transformer.translation.line_streaming import (
+    from keras_transformer.parsing.parser import Parser
+    from keras_transformer.translation.line_files import (
         check_output_path,
         count_lines,
     )
@@ -101,7 +106,8 @@ def _parse(args):
         args.output,
         progress=progress,
         batch_size=args.batch_size,
-        batch_tokens=args.batch_tokens or PARSE_BATCH_SYMBOLS,
+        batch_tokens=args.batch_tokens,
+        total=total,
         **decoding_overrides(args),
     )
     if progress is not None:
@@ -230,7 +236,7 @@ def add_commands(commands):
     translate.add_argument(
         "--batch-tokens",
         type=POSITIVE_INT,
-        default=4096,
+        default=BATCH_TOKENS,
         help="Size of one batch, in estimated source tokens (UTF-8 bytes / 4, a "
         "stand-in for subword tokens), padding included: lines x the longest "
         "line's estimate. A longer line is translated alone. Default: %(default)s.",
@@ -238,7 +244,7 @@ def add_commands(commands):
     translate.add_argument(
         "--batch-size",
         type=POSITIVE_INT,
-        default=256,
+        default=BATCH_SIZE,
         help="The most lines in one batch. Default: %(default)s.",
     )
     # No default: an export computes in the dtype it was exported with.
@@ -282,12 +288,12 @@ def add_commands(commands):
         type=POSITIVE_INT,
         help="Size of one batch in tree symbols, padding included: lines x the "
         "longest line's bound (3 x words + 21). A longer line is parsed alone. "
-        "Default: 4096.",
+        f"Default: {PARSE_BATCH_SYMBOLS}.",
     )
     parse.add_argument(
         "--batch-size",
         type=POSITIVE_INT,
-        default=64,
+        default=PARSE_BATCH_SIZE,
         help="The most lines in one batch. Default: %(default)s.",
     )
     add_compute_dtype_argument(

@@ -23,19 +23,18 @@ import pipelines
 from keras_transformer.decoding.bracket_constraint import one_beam_as_greedy
 from keras_transformer.parsing.parse_search import parse_sentences, parser_search
 from keras_transformer.runs.compute_dtypes import decodes_with_xla
-from keras_transformer.translation.line_streaming import (
-    check_output_path,
-    count_lines,
-    ordered_outputs,
-    stream_file,
+from keras_transformer.translation.batch_defaults import (
+    PARSE_BATCH_SIZE,
+    PARSE_BATCH_SYMBOLS,
 )
-from keras_transformer.translation.translator import Translator, check_texts
+from keras_transformer.translation.line_files import check_output_path, count_lines
+from keras_transformer.translation.line_streaming import ordered_outputs, stream_file
+from keras_transformer.translation.text_search import (
+    TextSearch,
+    check_texts,
+    signature_search,
+)
 from keras_transformer.validation import check_one_of
-
-# A parse batch's budget: sentences times the longest sentence's
-# `tree_length_limit` (3n + 21 symbols for n words), the steps and buffer a
-# search step costs in proportion to (BUILD_NOTES.md, "Parsing speed").
-PARSE_BATCH_SYMBOLS = 4096
 
 # The output of an empty line: the root over no words.
 EMPTY_TREE = f"({pipelines.ROOT_LABEL} )"
@@ -71,7 +70,7 @@ def search_mode(search, model, lines):
     return "xla" if decodes_with_xla(model) and long else "graph"
 
 
-class Parser(Translator):
+class Parser(TextSearch):
     """Parses sentences into trees with a parsing run or its export.
 
     Make one with `Parser.from_run(run_dir)` or `Parser.from_export(
@@ -81,7 +80,7 @@ class Parser(Translator):
     `(TOP )`. Search settings come from the run's recipe (§6.3: beam 21,
     alpha 0.3, input length + 300) or the export's record, and each call may
     override `method`, `beam_size`, `alpha` and `max_extra_length` by
-    keyword (`Translator.decoding_with`).
+    keyword (`decoding_with`).
 
     Attributes:
         decoding: the `DecodingConfig` a call uses where it sets nothing.
@@ -161,20 +160,16 @@ class Parser(Translator):
         return getattr(self._search_fn, "mode", None)
 
     def decoding_with(self, n_best=None, **overrides):
-        """As `Translator.decoding_with`; one tree per sentence, and a
+        """As `TextSearch.decoding_with`; one tree per sentence, and a
         constrained one-beam search is greedy search (`one_beam_as_greedy`)."""
         if n_best not in (None, 1):
             raise ValueError(f"A parser returns one tree. Received: n_best={n_best}")
         decoding = super().decoding_with(n_best=1, **overrides)
         return one_beam_as_greedy(decoding)
 
-    def search(self, texts, decoding):
-        """One batch: `(trees [B, 1] str, scores [B, 1])` of `texts` (a list
-        of non-empty sentences) under `decoding`; the search function of
-        `line_streaming`."""
-        return self._search_fn(texts, decoding)
-
-    def parse(self, sentences, batch_tokens=None, batch_size=64, **overrides):
+    def parse(
+        self, sentences, batch_tokens=None, batch_size=PARSE_BATCH_SIZE, **overrides
+    ):
         """Parses sentences; returns one `pipelines.Tree` per sentence.
 
         Args:
@@ -183,7 +178,7 @@ class Parser(Translator):
                 padding included: sentences times the longest one's bound
                 (3 x words + 21). `None`: `PARSE_BATCH_SYMBOLS`.
             batch_size: int. The most sentences in one batch. Defaults to
-                `64`.
+                `PARSE_BATCH_SIZE` (64).
             **overrides: `method`, `beam_size`, `alpha`, `max_extra_length`
                 for this call.
 
@@ -198,13 +193,10 @@ class Parser(Translator):
         sentences = check_texts(sentences, "sentences")
         decoding = self.decoding_with(**overrides)
         outputs = ordered_outputs(
-            self.search,
-            sentences,
-            decoding,
-            **self._batching(batch_tokens, batch_size),
+            self.search, sentences, decoding, **tree_batching(batch_tokens, batch_size)
         )
         return [
-            tree_over_words(trees[0], sentence.split())
+            pipelines.read_tree_over_words(trees[0], sentence.split())
             for (trees, _), sentence in zip(outputs, sentences, strict=True)
         ]
 
@@ -214,68 +206,71 @@ class Parser(Translator):
         output_path="-",
         progress=None,
         batch_tokens=None,
-        batch_size=64,
+        batch_size=PARSE_BATCH_SIZE,
+        total=None,
         **overrides,
     ):
         """Parses a file (or stdin, `"-"`) line by line into one bracketed
         tree a line in a file (or stdout), streaming (`stream_trees`).
 
+        Args:
+            total: int or `None`. The input's number of lines when the
+                caller has counted them (`count_lines`); `None` counts them
+                here, checking each, before anything is written.
+            The others: as `parse` and `Translator.translate_file`.
+
         Returns:
             int, the number of lines parsed.
 
-        Args, Raises: as `parse` and `Translator.translate_file`.
+        Raises: as `parse` and `Translator.translate_file`.
         """
         decoding = self.decoding_with(**overrides)
-        total = count_lines(input_path, errors="replace")
+        if total is None:
+            total = count_lines(input_path, errors="replace")
         check_output_path(output_path, input_path)
         return stream_trees(
             self.search,
             input_path,
             output_path,
             decoding,
+            batch_tokens,
+            batch_size,
             total=total,
             progress=progress,
-            batch_size=batch_size,
-            batch_tokens=PARSE_BATCH_SYMBOLS if batch_tokens is None else batch_tokens,
         )
 
-    def translate(self, *args, **kwargs):
-        raise TypeError("A Parser parses: call `parse` (or `parse_file`).")
 
-    translate_n_best = translate_file = translate
-
-    @staticmethod
-    def _batching(batch_tokens, batch_size):
-        """`ordered_outputs`' options of a parse (see `stream_trees`)."""
-        if batch_tokens is None:
-            batch_tokens = PARSE_BATCH_SYMBOLS
-        return {
-            "batch_tokens": batch_tokens,
-            "batch_size": batch_size,
-            **TREE_STREAMING,
-        }
-
-
-# How trees stream: batches sized by the tree bound, a power of two of
-# sentences each (few shapes for the search to compile), `(TOP )` for an
-# empty line.
-TREE_STREAMING = {
-    "length": parse_cost,
-    "empty_output": EMPTY_TREE,
-    "verb": "parsed",
-    "powers_of_two": True,
-}
+def tree_batching(batch_tokens=None, batch_size=PARSE_BATCH_SIZE):
+    """`ordered_outputs`' options of a parse: batches of at most `batch_size`
+    sentences whose padded cost (sentences times the longest one's
+    `parse_cost`) stays within `batch_tokens` symbols (`None`:
+    `PARSE_BATCH_SYMBOLS`), a power of two of sentences each (few shapes for
+    the search to compile); `(TOP )` for an empty line."""
+    return {
+        "batch_tokens": PARSE_BATCH_SYMBOLS if batch_tokens is None else batch_tokens,
+        "batch_size": batch_size,
+        "length": parse_cost,
+        "empty_output": EMPTY_TREE,
+        "verb": "parsed",
+        "powers_of_two": True,
+    }
 
 
-def stream_trees(search, input_path="-", output_path="-", decoding=None, **options):
+def stream_trees(
+    search,
+    input_path="-",
+    output_path="-",
+    decoding=None,
+    batch_tokens=None,
+    batch_size=PARSE_BATCH_SIZE,
+    **options,
+):
     """One bracketed tree per input line, streamed as `stream_file` streams
     translations (`Parser.parse_file`'s engine, given any search function).
 
     The input is read in chunks, each sorted by sentence length into batches
-    of at most `batch_size` sentences whose padded cost (sentences times the
-    longest one's `parse_cost`) stays within `batch_tokens` symbols, a power
-    of two of sentences each; trees are written in input order as soon as
-    every line before them is done, to `<output_path>.partial`, renamed to
+    (`tree_batching`); trees are written in input order as soon as every
+    line before them is done, to `<output_path>.partial`, renamed to
     `output_path` at the end (a killed run leaves the finished lines there,
     and nothing under the final name). An empty line gives `(TOP )`; invalid
     UTF-8 is read with replacement (U+FFFD), as the export reads its
@@ -286,66 +281,21 @@ def stream_trees(search, input_path="-", output_path="-", decoding=None, **optio
         input_path: str. Input file; `"-"` for stdin.
         output_path: str. Output file; `"-"` for stdout.
         decoding: a `DecodingConfig`.
-        **options: `total`, `progress`, `batch_size` (default 64),
-            `batch_tokens` (default `PARSE_BATCH_SYMBOLS`), `chunk_size`, as
-            `stream_file`.
+        batch_tokens, batch_size: as `tree_batching`.
+        **options: `total`, `progress`, `chunk_size`, as `stream_file`.
 
     Returns:
         The number of lines parsed.
     """
-    options.setdefault("batch_size", 64)
-    options.setdefault("batch_tokens", PARSE_BATCH_SYMBOLS)
     return stream_file(
         search,
         input_path,
         output_path,
         decoding=decoding,
         errors="replace",
-        **TREE_STREAMING,
+        **tree_batching(batch_tokens, batch_size),
         **options,
     )
-
-
-def tree_over_words(text, words):
-    """The `pipelines.Tree` of `text` (a tree's brackets, as `str(tree)`
-    writes them) whose leaves are `words`, in order: unlike
-    `pipelines.parse_tree`, a word may hold brackets (`(x)`), as a parsed
-    sentence's words may. Iterative, for trees of any depth.
-
-    Raises:
-        ValueError: `text` is not one tree over exactly `words`.
-    """
-    stack = [[None, []]]  # [label, children] of each open constituent
-    position, index = 0, 0
-    while position < len(text):
-        if text[position] == " ":
-            position += 1
-        elif text[position] == "(":
-            end = position + 1
-            while end < len(text) and text[end] not in " ()":
-                end += 1
-            label, position = text[position + 1 : end], end
-            word = words[index] if index < len(words) else None
-            if word is not None and text.startswith(f" {word})", position):
-                stack[-1][1].append(pipelines.Tree(label, (word,)))
-                position += len(word) + 2
-                index += 1
-            else:
-                stack.append([label, []])
-        elif text[position] == ")" and len(stack) > 1:
-            label, children = stack.pop()
-            stack[-1][1].append(pipelines.Tree(label, tuple(children)))
-            position += 1
-        else:
-            break
-    if position < len(text) or len(stack) != 1 or len(stack[0][1]) != 1:
-        raise ValueError(f"Not one tree. Received: text={text!r:.200}")
-    if index != len(words):
-        raise ValueError(
-            f"The tree's leaves are not the sentence's {len(words)} words. "
-            f"Received: text={text!r:.200}"
-        )
-    return stack[0][1][0]
 
 
 class _RunSearch:
@@ -415,17 +365,9 @@ class _ExportSearch:
         self.cut = None
 
     def __call__(self, texts, decoding):
-        import tensorflow as tf
-
         # Greedy is the export's one-beam search (its greedy search under the
         # bracket constraint, `one_beam_as_greedy`).
-        beam_size = 1 if decoding.method == "greedy" else decoding.beam_size
-        outputs = self.signature(
-            text=tf.constant(texts, tf.string),
-            beam_size=tf.constant(beam_size, tf.int32),
-            alpha=tf.constant(decoding.alpha, tf.float32),
-            max_extra_length=tf.constant(decoding.max_extra_length, tf.int32),
-        )
+        outputs = signature_search(self.signature, texts, decoding)
         self.repairs += int(outputs["repairs"].numpy().sum())
         trees = [[tree.decode("utf-8")] for tree in outputs["trees"].numpy()]
         return trees, [[score] for score in outputs["scores"].numpy().tolist()]

@@ -11,15 +11,17 @@ written back in input order as soon as every line before them is done, so the
 output always holds the outputs of the input's first lines.
 """
 
-import codecs
 import errno
+import functools
 import itertools
 import os
 import sys
 
 from keras_transformer.decoding.decoding_config import DecodingConfig
-from keras_transformer.runs.user_error import MissingFileError, UserError
+from keras_transformer.runs.user_error import UserError
 from keras_transformer.training.atomic_files import is_disk_full
+from keras_transformer.translation.batch_defaults import BATCH_SIZE, BATCH_TOKENS
+from keras_transformer.translation.line_files import read_lines
 from keras_transformer.translation.progress_line import ProgressLine
 from keras_transformer.validation import check_positive_int
 
@@ -53,106 +55,6 @@ def estimated_tokens(text):
     return -(-len(text.encode("utf-8")) // BYTES_PER_TOKEN)
 
 
-def read_lines(path, errors="strict"):
-    """Yields the lines of a UTF-8 file, or of stdin, without line ends.
-
-    The file is read one line at a time, never whole; a `.gz` or `.xz` file
-    is decompressed as it is read. A UTF-8 byte order mark at the start is
-    dropped.
-
-    Args:
-        path: str. The file; `"-"` for stdin.
-        errors: `"strict"` (invalid UTF-8 is refused) or `"replace"` (each
-            invalid byte read as U+FFFD, as the exported parser reads its
-            requests). Defaults to `"strict"`.
-
-    Yields:
-        str, one line without its `"\\n"` or `"\\r\\n"`.
-
-    Raises:
-        UserError: the file is missing or unreadable, or a line is not UTF-8
-            (`"Invalid UTF-8 in FILE at line N"`).
-    """
-    if path == "-":
-        stream = getattr(sys.stdin, "buffer", None)
-        if stream is None:  # a text stream (an embedding program, a test)
-            for line in sys.stdin:
-                yield line.rstrip("\r\n")
-        else:
-            yield from _decoded_lines(stream, "<stdin>", errors)
-        return
-    from pipelines import open_binary
-
-    try:
-        stream = open_binary(path)
-    except FileNotFoundError:
-        raise MissingFileError(f"No such input file: {path}") from None
-    except OSError as error:
-        raise UserError(f"Cannot read {path}: {error.strerror or error}") from None
-    with stream:
-        yield from _decoded_lines(stream, path, errors)
-
-
-def _decoded_lines(stream, name, errors="strict"):
-    """The lines of a binary stream as str, decoded from UTF-8 with
-    `errors`."""
-    try:
-        for number, raw in enumerate(stream, 1):
-            if number == 1:
-                raw = raw.removeprefix(codecs.BOM_UTF8)
-            try:
-                line = raw.decode("utf-8", errors)
-            except UnicodeDecodeError:
-                raise UserError(f"Invalid UTF-8 in {name} at line {number}") from None
-            yield line.rstrip("\r\n")
-    except (OSError, EOFError) as error:  # e.g. a bad or truncated .gz file
-        raise UserError(f"Cannot read {name}: {error}") from None
-
-
-def count_lines(path, errors="strict"):
-    """The number of lines of an input file, each checked to be UTF-8 (one
-    pass, one line in memory at a time), so that a bad input is refused before
-    the model loads.
-
-    Args:
-        path: str. The file; `"-"` for stdin, which is not counted.
-        errors: as `read_lines`.
-
-    Returns:
-        int, or `None` for stdin.
-
-    Raises:
-        UserError: as `read_lines`.
-    """
-    if path == "-":
-        return None
-    return sum(1 for _ in read_lines(path, errors))
-
-
-def check_output_path(path, input_path="-"):
-    """Refuses an output file that cannot be written or is the input file,
-    without creating it (the model loads first).
-
-    Args:
-        path: str. The output file; `"-"` for stdout.
-        input_path: str. The input file; `"-"` for stdin.
-
-    Raises:
-        UserError: the output is a folder, its folder is missing, or it is
-            the input.
-    """
-    if path == "-":
-        return
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise UserError(f"--output {path} is a folder.")
-    if not os.path.isdir(folder):
-        raise UserError(f"No such folder for --output: {folder}")
-    if input_path != "-" and os.path.exists(path):
-        if os.path.samefile(path, input_path):
-            raise UserError(f"--output {path} is the input file.")
-
-
 def stream_file(
     translator,
     input_path="-",
@@ -182,7 +84,7 @@ def stream_file(
         progress: a text stream for progress (e.g. stderr) or `None`.
         errors: how invalid UTF-8 is read, as `read_lines`.
         **batching: `batch_tokens`, `batch_size`, `chunk_size`, `length`,
-            `empty_output`, `verb`, `powers_of_two`, as `stream_lines`.
+            `empty_output`, `verb`, `powers_of_two`, as `ordered_outputs`.
 
     Returns:
         The number of lines translated.
@@ -207,38 +109,15 @@ def stream_file(
     return count
 
 
-def stream_lines(
-    translator,
-    lines,
-    output=None,
-    decoding=None,
-    batch_size=256,
-    total=None,
-    progress=None,
-    batch_tokens=4096,
-    chunk_size=CHUNK_LINES,
-    length=estimated_tokens,
-    empty_output="",
-    verb="translated",
-    powers_of_two=False,
-):
+def stream_lines(translator, lines, output=None, decoding=None, **options):
     """Translates an iterable of lines in length-sorted batches, writing as it
-    goes, in input order.
-
-    Streaming: the lines are read `chunk_size` at a time (the input is never
-    held whole). Within a chunk, the lines are sorted by `length` and cut into
-    batches of at most `batch_size` lines whose padded size, lines times the
-    longest line's length, stays within `batch_tokens` (a longer line goes
-    alone), so that a batch pads little. After each batch the translations
-    of the chunk's first lines that are all done are written and flushed: a
-    run stopped mid-way leaves the first lines of the input translated, in
-    order.
+    goes, in input order (`ordered_outputs`, whose outputs of the first lines
+    are written and flushed after each batch: a run stopped mid-way leaves
+    the first lines of the input translated, in order).
 
     With `decoding.n_best == 1` one translation per line; otherwise `n_best`
     lines per input in the Moses n-best format `index ||| translation |||
-    score`, the index counting input lines from 0. An empty (or whitespace-only)
-    line is not sent to the translator: it gives `empty_output` (an empty
-    translation), score 0, as the exported translator gives it.
+    score`, the index counting input lines from 0.
 
     Args:
         translator: a search, `fn(texts, decoding) -> (outputs [B, n],
@@ -246,22 +125,9 @@ def stream_lines(
         lines: iterable of str (line ends are stripped).
         output: a text stream. Defaults to `sys.stdout` at call time.
         decoding: a `DecodingConfig`. Defaults to `DecodingConfig()`.
-        batch_size: int. The most lines per call. Defaults to `256`.
-        total: int or `None`. Number of lines, for the progress display.
-        progress: a text stream for progress (e.g. stderr) or `None`.
-        batch_tokens: int. The budget of one call, in units of `length`,
-            padding included. Defaults to `4096`.
-        chunk_size: int. Lines sorted and batched together. Defaults to
-            `CHUNK_LINES`.
-        length: `fn(str) -> int`, a line's size for the budget. Defaults to
-            `estimated_tokens`.
-        empty_output: str. The output of an empty line. Defaults to `""`
-            (the parser's is `(TOP )`).
-        verb: str. The progress line's first word. Defaults to
-            `"translated"`.
-        powers_of_two: bool. Every batch holds a power of two of lines (the
-            parser's: few shapes for its search to compile). Defaults to
-            `False`.
+        **options: `batch_size`, `batch_tokens`, `total`, `progress`,
+            `chunk_size`, `length`, `empty_output`, `verb`, `powers_of_two`,
+            as `ordered_outputs`.
 
     Returns:
         The number of lines translated.
@@ -277,20 +143,9 @@ def stream_lines(
     n_best = (DecodingConfig() if decoding is None else decoding).n_best
     count = 0
     pending = []
+    flush = functools.partial(_write, output, pending)
     for translations, scores in ordered_outputs(
-        translator,
-        lines,
-        decoding,
-        batch_size=batch_size,
-        total=total,
-        progress=progress,
-        batch_tokens=batch_tokens,
-        chunk_size=chunk_size,
-        length=length,
-        empty_output=empty_output,
-        verb=verb,
-        powers_of_two=powers_of_two,
-        flush=lambda: _write(output, pending),
+        translator, lines, decoding, flush=flush, **options
     ):
         if n_best == 1:
             pending.append(f"{translations[0]}\n")
@@ -298,7 +153,7 @@ def stream_lines(
             for text, score in zip(translations, scores, strict=True):
                 pending.append(f"{count} ||| {text} ||| {score:.4f}\n")
         count += 1
-    _write(output, pending)
+    flush()
     return count
 
 
@@ -314,10 +169,10 @@ def ordered_outputs(
     translator,
     lines,
     decoding=None,
-    batch_size=256,
+    batch_size=BATCH_SIZE,
     total=None,
     progress=None,
-    batch_tokens=4096,
+    batch_tokens=BATCH_TOKENS,
     chunk_size=CHUNK_LINES,
     length=estimated_tokens,
     empty_output="",
@@ -329,21 +184,39 @@ def ordered_outputs(
     input order, searched in length-sorted batches: what `stream_lines`
     writes and `Translator.translate` returns.
 
-    The lines are read `chunk_size` at a time; within a chunk they are sorted
-    by `length` into batches of at most `batch_size` lines whose padded size
-    stays within `batch_tokens` (see `stream_lines`); an empty (or
-    whitespace-only) line is not searched and gives `empty_output`, score 0.
-    After each batch the outputs of the chunk's first lines that are all done
-    are yielded, then `flush()` is called (when given), so a consumer can
-    write them before the next batch runs.
+    Streaming: the lines are read `chunk_size` at a time (the input is never
+    held whole). Within a chunk, the lines are sorted by `length` and cut into
+    batches of at most `batch_size` lines whose padded size, lines times the
+    longest line's length, stays within `batch_tokens` (a longer line goes
+    alone), so that a batch pads little. An empty (or whitespace-only) line
+    is not sent to the translator: it gives `empty_output`, score 0, as the
+    exported translator gives it. After each batch the outputs of the
+    chunk's first lines that are all done are yielded, then `flush()` is
+    called (when given), so a consumer can write them before the next batch
+    runs.
 
     Args:
-        translator: `fn(texts, decoding) -> (translations [B, n], scores
-            [B, n])`.
-        lines: iterable of str.
+        translator: a search, `fn(texts, decoding) -> (outputs [B, n],
+            scores [B, n])`.
+        lines: iterable of str (line ends are stripped).
         decoding: a `DecodingConfig`. Defaults to `DecodingConfig()`.
+        batch_size: int. The most lines per call. Defaults to `BATCH_SIZE`.
+        total: int or `None`. Number of lines, for the progress display.
+        progress: a text stream for progress (e.g. stderr) or `None`.
+        batch_tokens: int. The budget of one call, in units of `length`,
+            padding included. Defaults to `BATCH_TOKENS`.
+        chunk_size: int. Lines sorted and batched together. Defaults to
+            `CHUNK_LINES`.
+        length: `fn(str) -> int`, a line's size for the budget. Defaults to
+            `estimated_tokens`.
+        empty_output: str. The output of an empty line. Defaults to `""`
+            (the parser's is `(TOP )`).
+        verb: str. The progress line's first word. Defaults to
+            `"translated"`.
+        powers_of_two: bool. Every batch holds a power of two of lines (the
+            parser's: few shapes for its search to compile). Defaults to
+            `False`.
         flush: `fn()` or `None`, called after each batch's outputs.
-        The others: as `stream_lines`.
 
     Yields:
         `(translations, scores)`: lists of `decoding.n_best` items.

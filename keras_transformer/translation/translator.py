@@ -21,25 +21,21 @@ translator.translate_file("input.txt", "output.txt")
 ```
 """
 
-import dataclasses
+import functools
 
-from keras_transformer.runs.user_error import UserError
-from keras_transformer.translation.line_streaming import (
-    check_output_path,
-    count_lines,
-    estimated_tokens,
-    ordered_outputs,
-    stream_file,
+from keras_transformer.translation.batch_defaults import BATCH_SIZE, BATCH_TOKENS
+from keras_transformer.translation.line_files import check_output_path, count_lines
+from keras_transformer.translation.line_streaming import ordered_outputs, stream_file
+from keras_transformer.translation.text_search import (
+    TextSearch,
+    check_texts,
+    greedy_as_one_beam,
+    signature_search,
 )
-from keras_transformer.validation import check_one_of, check_positive_int
-
-# The `DecodingConfig` fields a call may set, as the serving signature takes
-# them (`n_best` only where a call returns n-best lists).
-OVERRIDABLE = ("method", "beam_size", "alpha", "max_extra_length")
-METHODS = ("beam", "greedy")
+from keras_transformer.validation import check_positive_int
 
 
-class Translator:
+class Translator(TextSearch):
     """Translates raw strings with a trained run or an exported SavedModel.
 
     Make one with `Translator.from_run(run_dir)` or
@@ -51,31 +47,12 @@ class Translator:
     included) and `batch_size` lines; the results come back in input order.
     An empty (or whitespace-only) string gives an empty translation, score 0,
     without a search. Search settings come from the run's recipe (or the
-    export's record), `decoding`, and each call may override `OVERRIDABLE`
-    fields by keyword.
+    export's record), `decoding`, and each call may override the
+    `text_search.OVERRIDABLE` fields by keyword (`decoding_with`).
 
-    Attributes:
-        decoding: the `DecodingConfig` a call uses where it sets nothing.
-        source: str. The run directory or export it was loaded from.
-        max_beam_size: int or `None`. The largest beam an export accepts
-            (`None`: a run's, any beam).
-        max_extra_length_limit: int or `None`. The export's largest
-            `max_extra_length` (`None`: a run's, any).
+    Attributes: as `TextSearch` (`decoding`, `source`, the export's
+    limits).
     """
-
-    def __init__(
-        self,
-        search_fn,
-        decoding,
-        source,
-        max_beam_size=None,
-        max_extra_length_limit=None,
-    ):
-        self._search_fn = search_fn
-        self.decoding = decoding
-        self.source = source
-        self.max_beam_size = max_beam_size
-        self.max_extra_length_limit = max_extra_length_limit
 
     @classmethod
     def from_run(cls, run_dir, weights=None, compute_dtype="float32"):
@@ -112,90 +89,22 @@ class Translator:
         return cls._from_signature(
             export_dir,
             "translate",
-            _ExportSearch,
+            lambda signature: functools.partial(_translate_with, signature),
             "a parsing export? Load it with `Parser.from_export`",
         )
 
-    @classmethod
-    def _from_signature(cls, export_dir, name, search_class, hint):
-        """An instance over the export's signature `name` (refused, with
-        `hint`, when the export has none), its decoding and limits from the
-        export's record; `search_class(signature)` is the search."""
-        from savedmodels.export_record import export_decoding, export_record
-        from savedmodels.saved_model_files import load_saved_model
-
-        decoding = export_decoding(export_dir)
-        signature = load_saved_model(export_dir).signatures.get(name)
-        if signature is None:
-            raise UserError(
-                f"{export_dir} has no `{name}` signature: {hint}. "
-                f"Received: export_dir={export_dir!r}"
-            )
-        limits = export_record(export_dir)[0].get("decoding") or {}
-        return cls(
-            search_class(signature),
-            decoding,
-            str(export_dir),
-            max_beam_size=limits.get("max_beam_size"),
-            max_extra_length_limit=limits.get("max_extra_length_limit"),
-        )
-
-    def decoding_with(self, n_best=None, **overrides):
-        """`decoding` with `overrides` (`OVERRIDABLE` fields; `None` keeps
-        the default) and `n_best`, checked against what the search takes.
-
-        Raises:
-            ValueError: an unknown field, a method other than `"beam"` or
-                `"greedy"`, a beam size or extra length over the export's
-                limits, more hypotheses than beams.
-        """
-        unknown = sorted(set(overrides) - set(OVERRIDABLE))
-        if unknown:
-            raise ValueError(
-                f"A call may set only {', '.join(OVERRIDABLE)} (and n_best). "
-                f"Received: {', '.join(f'{k}={overrides[k]!r}' for k in unknown)}"
-            )
-        values = {k: v for k, v in overrides.items() if v is not None}
-        method = values.get("method", self.decoding.method)
-        check_one_of("method", method, METHODS)
-        beam_size = values.get("beam_size", self.decoding.beam_size)
-        hypotheses = beam_size if method == "beam" else 1
-        if n_best is None:  # the run's or export's, within this search's
-            n_best = min(self.decoding.n_best, hypotheses)
-        if n_best > hypotheses:
-            raise ValueError(
-                f"n_best cannot exceed the hypotheses of the search ({hypotheses}: "
-                f"the beam size, 1 for greedy). Received: n_best={n_best}"
-            )
-        decoding = self.decoding.with_overrides(**values, n_best=n_best)
-        for name, limit in (
-            ("beam_size", self.max_beam_size),
-            ("max_extra_length", self.max_extra_length_limit),
-        ):
-            value = getattr(decoding, name)
-            if limit is not None and value > limit:
-                raise ValueError(
-                    f"{name} {value} is over the export's limit {limit} "
-                    f"({self.source}); export again with a larger one. "
-                    f"Received: {name}={value}"
-                )
-        return decoding
-
-    def search(self, texts, decoding):
-        """One batch: `(translations [B, n], scores [B, n])` of `texts` (a
-        list of non-empty str) under `decoding`, n its `n_best`. The search
-        function of `line_streaming` (`stream_lines`, `ordered_outputs`)."""
-        return self._search_fn(texts, _one_beam_greedy(decoding))
-
-    def translate(self, texts, batch_tokens=4096, batch_size=256, **overrides):
+    def translate(
+        self, texts, batch_tokens=BATCH_TOKENS, batch_size=BATCH_SIZE, **overrides
+    ):
         """Translates strings; returns one translation (str) per input.
 
         Args:
             texts: list of str.
             batch_tokens: int. A batch's budget in estimated source tokens
-                (UTF-8 bytes / 4), padding included. Defaults to `4096`.
+                (UTF-8 bytes / 4), padding included. Defaults to
+                `BATCH_TOKENS` (4096).
             batch_size: int. The most strings in one batch. Defaults to
-                `256`.
+                `BATCH_SIZE` (256).
             **overrides: `method`, `beam_size`, `alpha`, `max_extra_length`
                 for this call (`decoding_with`).
 
@@ -210,7 +119,12 @@ class Translator:
         return [translations[0] for translations, _ in results]
 
     def translate_n_best(
-        self, texts, n_best, batch_tokens=4096, batch_size=256, **overrides
+        self,
+        texts,
+        n_best,
+        batch_tokens=BATCH_TOKENS,
+        batch_size=BATCH_SIZE,
+        **overrides,
     ):
         """Translates strings into n-best lists.
 
@@ -233,8 +147,9 @@ class Translator:
         output_path="-",
         n_best=None,
         progress=None,
-        batch_tokens=4096,
-        batch_size=256,
+        batch_tokens=BATCH_TOKENS,
+        batch_size=BATCH_SIZE,
+        total=None,
         **overrides,
     ):
         """Translates a UTF-8 file (or stdin, `"-"`) line by line into a file
@@ -253,6 +168,9 @@ class Translator:
             progress: a text stream for a progress line (e.g. `sys.stderr`),
                 or `None` (the default) for none.
             batch_tokens, batch_size, **overrides: as `translate`.
+            total: int or `None`. The input's number of lines when the
+                caller has counted them (`count_lines`); `None` counts them
+                here, checking each, before anything is written.
 
         Returns:
             int, the number of lines translated.
@@ -263,7 +181,8 @@ class Translator:
                 output that is a folder or the input, a bad override.
         """
         decoding = self.decoding_with(n_best=n_best, **overrides)
-        total = count_lines(input_path)  # refused before anything is written
+        if total is None:  # a bad input is refused before anything is written
+            total = count_lines(input_path)
         check_output_path(output_path, input_path)
         return stream_file(
             self.search,
@@ -287,35 +206,8 @@ class Translator:
                 decoding,
                 batch_size=batch_size,
                 batch_tokens=batch_tokens,
-                length=estimated_tokens,
             )
         )
-
-
-def check_texts(texts, what="texts"):
-    """`texts` as a list, refused when it is a str, empty, or holds an item
-    that is not a str; a line break inside an item is kept (the search
-    reads it as a space)."""
-    if isinstance(texts, (str, bytes)):
-        raise ValueError(
-            f"Expected a list of strings, not one string. Received: "
-            f"{what}={texts!r:.80}"
-        )
-    try:
-        texts = list(texts)
-    except TypeError:
-        raise ValueError(
-            f"Expected a list of strings. Received: {what}={texts!r:.80}"
-        ) from None
-    if not texts:
-        raise ValueError(f"Expected at least one string. Received: {what}=[]")
-    for index, text in enumerate(texts):
-        if not isinstance(text, str):
-            raise ValueError(
-                f"Expected a list of strings; item {index} is a "
-                f"{type(text).__name__}. Received: {what}[{index}]={text!r:.80}"
-            )
-    return texts
 
 
 def translator_arguments(recipe, decoding=None, max_beam_size=None):
@@ -346,8 +238,7 @@ def translator_arguments(recipe, decoding=None, max_beam_size=None):
             "1-beam search); sampling is for the library's `translate`. "
             f"Received: decoding.method={decoding.method!r}"
         )
-    if decoding.method == "greedy":
-        decoding = dataclasses.replace(decoding, method="beam", beam_size=1, n_best=1)
+    decoding = greedy_as_one_beam(decoding)
     if max_beam_size is None:
         max_beam_size = max(recipe.max_beam_size, decoding.beam_size)
     return {
@@ -360,45 +251,15 @@ def translator_arguments(recipe, decoding=None, max_beam_size=None):
     }
 
 
-def _one_beam_greedy(decoding):
-    """Greedy as the export runs it: beam search with one beam
-    (`translator_arguments`)."""
-    if decoding.method == "greedy":
-        return dataclasses.replace(decoding, method="beam", beam_size=1)
-    return decoding
-
-
-def _call_signature(signature, texts, decoding, **extra):
-    """Calls a `translate`-like signature with `decoding`'s scalars."""
-    import tensorflow as tf
-
-    return signature(
-        text=tf.constant(texts, tf.string),
-        beam_size=tf.constant(decoding.beam_size, tf.int32),
-        alpha=tf.constant(decoding.alpha, tf.float32),
-        max_extra_length=tf.constant(decoding.max_extra_length, tf.int32),
-        **{k: tf.constant(v, tf.int32) for k, v in extra.items()},
-    )
-
-
-def _decoded(outputs):
-    """`(translations [B, n] str, scores [B, n])` of a signature's outputs."""
+def _translate_with(signature, texts, decoding):
+    """`(translations [B, n] str, scores [B, n])` of `texts` by a
+    `translate` signature (an export's, or a `TranslatorModule`'s
+    in-process)."""
+    outputs = signature_search(signature, texts, decoding, n_best=decoding.n_best)
     translations = [
         [t.decode("utf-8") for t in row] for row in outputs["translations"].numpy()
     ]
     return translations, outputs["scores"].numpy().tolist()
-
-
-class _ExportSearch:
-    """The search of an export's `translate` signature."""
-
-    def __init__(self, signature):
-        self.signature = signature
-
-    def __call__(self, texts, decoding):
-        return _decoded(
-            _call_signature(self.signature, texts, decoding, n_best=decoding.n_best)
-        )
 
 
 class _RunSearch:
@@ -411,30 +272,20 @@ class _RunSearch:
         self.modules = {}  # max_beam_size -> TranslatorModule
 
     def __call__(self, texts, decoding):
-        return _decoded(
-            _call_signature(
-                self._module(decoding).translate,
-                texts,
-                decoding,
-                n_best=decoding.n_best,
-            )
-        )
+        module = self._module(greedy_as_one_beam(decoding))
+        return _translate_with(module.translate, texts, decoding)
 
     def _module(self, decoding):
+        """A module whose searches reach `decoding`'s beam: built with the
+        export's arguments (`translator_arguments`), `decoding` as its
+        default."""
         from savedmodels import TranslatorModule
 
         for size, module in self.modules.items():
             if size >= decoding.beam_size:
                 return module
         recipe = self.loaded.recipe
-        base = dataclasses.replace(recipe.decoding, n_best=1)
-        arguments = translator_arguments(
-            recipe, _one_beam_greedy(base), decoding.beam_size
-        )
-        arguments["decoding"] = dataclasses.replace(
-            arguments["decoding"],
-            beam_size=min(arguments["decoding"].beam_size, decoding.beam_size),
-        )
+        arguments = translator_arguments(recipe, decoding, decoding.beam_size)
         module = TranslatorModule(self.loaded.model, self.loaded.tokenizer, **arguments)
         self.modules[decoding.beam_size] = module
         return module

@@ -17,7 +17,7 @@ from keras_transformer.parsing.parser import (
     search_mode,
     stream_trees,
 )
-from keras_transformer.translation.line_streaming import count_lines
+from keras_transformer.translation.line_files import count_lines
 from tests.keras_transformer.cli.test_translate import Terminal, random_lines
 
 

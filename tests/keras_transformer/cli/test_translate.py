@@ -14,11 +14,13 @@ import pytest
 from keras_transformer import cli
 from keras_transformer.decoding.decoding_config import DecodingConfig
 from keras_transformer.runs.user_error import UserError
-from keras_transformer.translation.line_streaming import (
+from keras_transformer.translation.line_files import (
     check_output_path,
     count_lines,
-    estimated_tokens,
     read_lines,
+)
+from keras_transformer.translation.line_streaming import (
+    estimated_tokens,
     stream_file,
     stream_lines,
 )

@@ -99,20 +99,18 @@ def test_bad_texts_are_refused_naming_them(from_run, texts, message):
 
 
 @pytest.mark.parametrize(
-    "overrides, message",
+    "overrides, n_best, message",
     [
-        ({"method": "sample"}, "Received: method='sample'"),
-        ({"temperature": 0.5}, "Received: temperature=0.5"),
-        ({"beam_size": 1, "n_best": 2}, "Received: n_best=2"),
+        ({"method": "sample"}, 1, "Received: method='sample'"),
+        ({"temperature": 0.5}, 1, "Received: temperature=0.5"),
+        ({"beam_size": 1}, 2, "Received: n_best=2"),
     ],
 )
-def test_bad_search_settings_are_refused_naming_them(from_run, overrides, message):
-    n_best = overrides.pop("n_best", None)
+def test_bad_search_settings_are_refused_naming_them(
+    from_run, overrides, n_best, message
+):
     with pytest.raises(ValueError, match=message):
-        if n_best is None:
-            from_run.translate(["a"], **overrides)
-        else:
-            from_run.translate_n_best(["a"], n_best, **overrides)
+        from_run.translate_n_best(["a"], n_best, **overrides)
 
 
 def test_bad_runs_and_exports_are_refused_naming_them(tiny_run, tmp_path):

@@ -1,0 +1,168 @@
+"""`TextSearch`: what `Translator` and `Parser` share, a search over raw
+strings from a run or an export with the search settings a call may change.
+
+The search itself is a function `fn(texts, decoding) -> (outputs [B, n],
+scores [B, n])` over non-empty strings (`line_streaming`'s protocol): an
+export's signature (`signature_search`) or a run's in-process search. The
+settings come from the run's recipe or the export's record (`decoding`);
+a call may override the fields the serving signatures take (`OVERRIDABLE`),
+checked against the export's recorded limits before the signature would
+refuse them with a TensorFlow error.
+"""
+
+import dataclasses
+
+from keras_transformer.runs.user_error import UserError
+from keras_transformer.validation import check_one_of
+
+# The `DecodingConfig` fields a call may set, as the serving signatures take
+# them (`n_best` too, where a call returns n-best lists).
+OVERRIDABLE = ("method", "beam_size", "alpha", "max_extra_length")
+# Greedy search is the signatures' one-beam search (`greedy_as_one_beam`);
+# sampling is not exported.
+METHODS = ("beam", "greedy")
+
+
+class TextSearch:
+    """A search over raw strings and its default settings.
+
+    Args:
+        search_fn: `fn(texts, decoding) -> (outputs [B, n], scores [B, n])`.
+        decoding: the `DecodingConfig` a call uses where it sets nothing.
+        source: str. The run directory or export it was loaded from.
+        max_beam_size: int or `None`. The largest beam an export accepts
+            (`None`: a run's, any beam).
+        max_extra_length_limit: int or `None`. The export's largest
+            `max_extra_length` (`None`: a run's, any).
+    """
+
+    def __init__(
+        self,
+        search_fn,
+        decoding,
+        source,
+        max_beam_size=None,
+        max_extra_length_limit=None,
+    ):
+        self._search_fn = search_fn
+        self.decoding = decoding
+        self.source = source
+        self.max_beam_size = max_beam_size
+        self.max_extra_length_limit = max_extra_length_limit
+
+    @classmethod
+    def _from_signature(cls, export_dir, name, search_class, hint):
+        """An instance over the export's signature `name` (refused, with
+        `hint`, when the export has none), its decoding and limits from the
+        export's record; `search_class(signature)` is the search."""
+        from savedmodels.export_record import export_decoding, export_record
+        from savedmodels.saved_model_files import load_saved_model
+
+        decoding = export_decoding(export_dir)
+        signature = load_saved_model(export_dir).signatures.get(name)
+        if signature is None:
+            raise UserError(
+                f"{export_dir} has no `{name}` signature: {hint}. "
+                f"Received: export_dir={export_dir!r}"
+            )
+        limits = export_record(export_dir)[0].get("decoding") or {}
+        return cls(
+            search_class(signature),
+            decoding,
+            str(export_dir),
+            max_beam_size=limits.get("max_beam_size"),
+            max_extra_length_limit=limits.get("max_extra_length_limit"),
+        )
+
+    def decoding_with(self, n_best=None, **overrides):
+        """`decoding` with `overrides` (`OVERRIDABLE` fields; `None` keeps
+        the default) and `n_best` (`None`: the default's, within the
+        search's hypotheses), checked against what the search takes.
+
+        Raises:
+            ValueError: an unknown field, a method other than `"beam"` or
+                `"greedy"`, a beam size or extra length over the export's
+                limits, more hypotheses than the search returns.
+        """
+        unknown = sorted(set(overrides) - set(OVERRIDABLE))
+        if unknown:
+            raise ValueError(
+                f"A call may set only {', '.join(OVERRIDABLE)} (and n_best). "
+                f"Received: {', '.join(f'{k}={overrides[k]!r}' for k in unknown)}"
+            )
+        values = {k: v for k, v in overrides.items() if v is not None}
+        check_one_of("method", values.get("method", self.decoding.method), METHODS)
+        if n_best is None:  # the default's, cut to this call's search
+            beams = dataclasses.replace(self.decoding, n_best=1, **values)
+            n_best = min(self.decoding.n_best, beams.num_hypotheses)
+        # `DecodingConfig` refuses more hypotheses than the search returns.
+        decoding = self.decoding.with_overrides(**values, n_best=n_best)
+        for name, limit in (
+            ("beam_size", self.max_beam_size),
+            ("max_extra_length", self.max_extra_length_limit),
+        ):
+            value = getattr(decoding, name)
+            if limit is not None and value > limit:
+                raise ValueError(
+                    f"{name} {value} is over the export's limit {limit} "
+                    f"({self.source}); export again with a larger one. "
+                    f"Received: {name}={value}"
+                )
+        return decoding
+
+    def search(self, texts, decoding):
+        """One batch: `(outputs [B, n], scores [B, n])` of `texts` (a list of
+        non-empty str) under `decoding`: the search function that
+        `line_streaming` (`stream_file`, `ordered_outputs`) batches for."""
+        return self._search_fn(texts, decoding)
+
+
+def check_texts(texts, what="texts"):
+    """`texts` as a list, refused when it is a str, empty, or holds an item
+    that is not a str; a line break inside an item is kept (the search
+    reads it as a space)."""
+    if isinstance(texts, (str, bytes)):
+        raise ValueError(
+            f"Expected a list of strings, not one string. Received: "
+            f"{what}={texts!r:.80}"
+        )
+    try:
+        texts = list(texts)
+    except TypeError:
+        raise ValueError(
+            f"Expected a list of strings. Received: {what}={texts!r:.80}"
+        ) from None
+    if not texts:
+        raise ValueError(f"Expected at least one string. Received: {what}=[]")
+    for index, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise ValueError(
+                f"Expected a list of strings; item {index} is a "
+                f"{type(text).__name__}. Received: {what}[{index}]={text!r:.80}"
+            )
+    return texts
+
+
+def greedy_as_one_beam(decoding):
+    """Greedy search as the exported signatures run it: beam search with one
+    beam (`translator_arguments`; a bracket-constrained parser's one beam is
+    greedy search again, `one_beam_as_greedy`)."""
+    if decoding.method == "greedy":
+        return dataclasses.replace(decoding, method="beam", beam_size=1, n_best=1)
+    return decoding
+
+
+def signature_search(signature, texts, decoding, **extra):
+    """Calls a `translate`-like signature (`translate`, `parse`) on `texts`
+    with `decoding`'s search scalars (greedy as one beam) and `extra` int32
+    scalars (e.g. `n_best`); returns the signature's outputs."""
+    import tensorflow as tf
+
+    decoding = greedy_as_one_beam(decoding)
+    return signature(
+        text=tf.constant(texts, tf.string),
+        beam_size=tf.constant(decoding.beam_size, tf.int32),
+        alpha=tf.constant(decoding.alpha, tf.float32),
+        max_extra_length=tf.constant(decoding.max_extra_length, tf.int32),
+        **{k: tf.constant(v, tf.int32) for k, v in extra.items()},
+    )
