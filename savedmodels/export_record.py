@@ -50,3 +50,37 @@ def export_decoding(export_dir, required=True):
             f"{path} holds decoding settings this version cannot use ({error}); "
             "export the run again."
         ) from None
+
+
+# The search settings an export bounds: the setting, its limit's field in
+# the record's `decoding`, and the limit's name in a message.
+LIMITS = (
+    ("beam_size", "max_beam_size", "maximum beam size"),
+    ("max_extra_length", "max_extra_length_limit", "extra length limit"),
+)
+
+
+def check_export_limits(values, limits, where, names=None):
+    """Refuses search settings over an export's recorded limits, which its
+    signatures would refuse with a TensorFlow error.
+
+    Args:
+        values: dict. Search settings (`{"beam_size": 4}`); `None` or an
+            absent setting is not checked.
+        limits: dict. The record's `decoding` (`max_beam_size`,
+            `max_extra_length_limit`); a missing limit is not checked.
+        where: str. The record (or export), named in the message.
+        names: dict or `None`. How the message names each setting (the
+            command line's options); defaults to the setting's own name.
+
+    Raises:
+        ValueError: naming the setting, its value and the limit.
+    """
+    for name, limit_name, what in LIMITS:
+        value, limit = values.get(name), limits.get(limit_name)
+        if value is not None and isinstance(limit, int) and value > limit:
+            shown = (names or {}).get(name, name)
+            raise ValueError(
+                f"{shown} {value} is above the export's {what} {limit} ({where}); "
+                f"export again with a larger {limit_name}. Received: {name}={value}"
+            )

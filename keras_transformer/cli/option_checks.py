@@ -6,7 +6,11 @@ import os
 
 from keras_transformer.decoding.decoding_config import DecodingConfig
 from keras_transformer.runs.user_error import UserError
-from savedmodels.export_record import export_decoding, export_record
+from savedmodels.export_record import (
+    check_export_limits,
+    export_decoding,
+    export_record,
+)
 
 # Per-option names of the command line, for the messages.
 _OPTIONS = {
@@ -31,23 +35,14 @@ def check_decoding_options(overrides, export_dir=None, run_dir=None):
         run_dir: str or `None`. A run directory (used when it holds a run).
 
     Raises:
-        UserError: naming the option, the value and the limit.
+        ValueError (`UserError`, or `check_export_limits`'s): naming the
+            option, the value and the limit.
     """
     if export_dir is not None:
         base = export_decoding(export_dir, required=False)
         record, path = export_record(export_dir)
         limits = record.get("decoding") or {}
-        for name, limit_name, what in (
-            ("beam_size", "max_beam_size", "maximum beam size"),
-            ("max_extra_length", "max_extra_length_limit", "extra length limit"),
-        ):
-            value, limit = overrides.get(name), limits.get(limit_name)
-            if value is not None and isinstance(limit, int) and value > limit:
-                raise UserError(
-                    f"{_OPTIONS[name]} {value} is above the export's {what} "
-                    f"{limit} (its record, {path}); export again with a larger "
-                    f"{limit_name}. Received: {name}={value}"
-                )
+        check_export_limits(overrides, limits, f"its record, {path}", _OPTIONS)
     elif run_dir is not None and os.path.isfile(os.path.join(run_dir, "recipe.json")):
         from keras_transformer.runs.run_directory import RunDirectory
 

@@ -30,25 +30,21 @@ class TextSearch:
         search_fn: `fn(texts, decoding) -> (outputs [B, n], scores [B, n])`.
         decoding: the `DecodingConfig` a call uses where it sets nothing.
         source: str. The run directory or export it was loaded from.
-        max_beam_size: int or `None`. The largest beam an export accepts
-            (`None`: a run's, any beam).
-        max_extra_length_limit: int or `None`. The export's largest
-            `max_extra_length` (`None`: a run's, any).
+        limits: dict or `None`. An export's recorded limits (its record's
+            `decoding`: `max_beam_size`, `max_extra_length_limit`,
+            `savedmodels.export_record.LIMITS`); `None` for a run's (none).
     """
 
-    def __init__(
-        self,
-        search_fn,
-        decoding,
-        source,
-        max_beam_size=None,
-        max_extra_length_limit=None,
-    ):
+    def __init__(self, search_fn, decoding, source, limits=None):
         self._search_fn = search_fn
         self.decoding = decoding
         self.source = source
-        self.max_beam_size = max_beam_size
-        self.max_extra_length_limit = max_extra_length_limit
+        self.limits = dict(limits or {})
+
+    @property
+    def max_beam_size(self):
+        """The largest beam an export accepts; `None` for a run's (any)."""
+        return self.limits.get("max_beam_size")
 
     @classmethod
     def _from_signature(cls, export_dir, name, search_class, hint):
@@ -66,13 +62,7 @@ class TextSearch:
                 f"Received: export_dir={export_dir!r}"
             )
         limits = export_record(export_dir)[0].get("decoding") or {}
-        return cls(
-            search_class(signature),
-            decoding,
-            str(export_dir),
-            max_beam_size=limits.get("max_beam_size"),
-            max_extra_length_limit=limits.get("max_extra_length_limit"),
-        )
+        return cls(search_class(signature), decoding, str(export_dir), limits)
 
     def decoding_with(self, n_best=None, **overrides):
         """`decoding` with `overrides` (`OVERRIDABLE` fields; `None` keeps
@@ -97,17 +87,10 @@ class TextSearch:
             n_best = min(self.decoding.n_best, beams.num_hypotheses)
         # `DecodingConfig` refuses more hypotheses than the search returns.
         decoding = self.decoding.with_overrides(**values, n_best=n_best)
-        for name, limit in (
-            ("beam_size", self.max_beam_size),
-            ("max_extra_length", self.max_extra_length_limit),
-        ):
-            value = getattr(decoding, name)
-            if limit is not None and value > limit:
-                raise ValueError(
-                    f"{name} {value} is over the export's limit {limit} "
-                    f"({self.source}); export again with a larger one. "
-                    f"Received: {name}={value}"
-                )
+        if self.limits:
+            from savedmodels.export_record import check_export_limits
+
+            check_export_limits(dataclasses.asdict(decoding), self.limits, self.source)
         return decoding
 
     def search(self, texts, decoding):

@@ -54,7 +54,9 @@ def test_from_export_translates_as_from_run(exported_run):
     np.testing.assert_allclose([s for _, s in exported], [s for _, s in ran], 1e-5)
     # The export's limits are checked before the signature would fail.
     assert export.max_beam_size == 2
-    with pytest.raises(ValueError, match="beam_size 3 is over the export's limit 2"):
+    with pytest.raises(
+        ValueError, match="beam_size 3 is above the export's maximum beam size 2"
+    ):
         export.translate(LINES, beam_size=3)
     with pytest.raises(ValueError, match="no `parse` signature"):
         Parser.from_export(str(exported_run / "export" / "1"))
