@@ -56,7 +56,7 @@ def _load(kind, args, **run_options):
     return kind.from_run(
         args.run_dir,
         weights=args.weights,
-        compute_dtype=args.compute_dtype or "float32",
+        compute_dtype=args.compute_dtype or "auto",
         **run_options,
     )
 
@@ -249,7 +249,7 @@ def add_commands(commands):
     )
     # No default: an export computes in the dtype it was exported with.
     add_compute_dtype_argument(
-        translate, default=None, where="float32 with --run-dir; an export's own"
+        translate, default=None, where="auto with --run-dir; an export's own"
     )
     translate.set_defaults(handler=_translate)
 
@@ -297,7 +297,7 @@ def add_commands(commands):
         help="The most lines in one batch. Default: %(default)s.",
     )
     add_compute_dtype_argument(
-        parse, default=None, where="float32 with --run-dir; an export's own"
+        parse, default=None, where="auto with --run-dir; an export's own"
     )
     parse.set_defaults(handler=_parse)
 
@@ -316,7 +316,7 @@ def add_commands(commands):
         help="tensorflow-text release of the target TF Serving, for the op check "
         "('none' skips it). Default: the release stock TF Serving links.",
     )
-    add_compute_dtype_argument(export)
+    add_compute_dtype_argument(export, auto=False)
     export.set_defaults(handler=_export)
 
     attention = commands.add_parser(

@@ -13,7 +13,10 @@ from keras_transformer.cli.option_types import (
     run_directory,
 )
 from keras_transformer.precisions import PRECISION_CHOICES
-from keras_transformer.runs.compute_dtypes import COMPUTE_DTYPE_POLICIES
+from keras_transformer.runs.compute_dtypes import (
+    COMPUTE_DTYPE_CHOICES,
+    COMPUTE_DTYPE_POLICIES,
+)
 from keras_transformer.runs.user_error import UserError
 
 
@@ -232,12 +235,21 @@ def add_decoding_arguments(parser, where):
     )
 
 
-def add_compute_dtype_argument(parser, default="float32", where="float32"):
+def add_compute_dtype_argument(parser, default="float32", where="float32", auto=True):
+    """`--compute-dtype`; `auto` (`resolve_compute_dtype`) among its choices
+    unless `auto` is false (an export is read on another machine)."""
     parser.add_argument(
         "--compute-dtype",
-        choices=sorted(COMPUTE_DTYPE_POLICIES),
+        choices=sorted(COMPUTE_DTYPE_CHOICES if auto else COMPUTE_DTYPE_POLICIES),
         default=default,
         help="Decode in bfloat16 instead of float32 (the float32 weights are "
-        "rounded to bfloat16 on loading): faster on CPUs with AMX, BLEU within "
-        f"a few tenths (BUILD_NOTES.md). Default: {where}.",
+        "rounded to bfloat16 on loading): faster on CPUs with bfloat16 matmuls "
+        "(AVX-512 BF16, AMX), BLEU and F1 within a few tenths (BUILD_NOTES.md)"
+        + (
+            "; auto: bfloat16 on such a CPU without a GPU or TPU, as training's "
+            "--precision auto, else float32"
+            if auto
+            else ""
+        )
+        + f". Default: {where}.",
     )

@@ -45,12 +45,17 @@ def compiled_translate(
         seed: int or `keras.random.SeedGenerator`, for `"sample"`.
         constraint: optional `BracketConstraint` (parsing); the callable then
             takes each sentence's `word_counts` `[B]` too.
-        dynamic_shapes: bool. On TensorFlow without XLA, trace the search
-            once for every batch size, source width and buffer (the buffer a
-            run-time scalar, as the exported signatures run it) instead of
-            once per shape: a caller that meets many shapes and few sentences
-            of each compiles once (BUILD_NOTES.md, "Parsing speed"). Its
-            steps are slower than XLA's. Defaults to `False`.
+        dynamic_shapes: bool. On TensorFlow, trace the search once for
+            every batch size, source width and buffer (the buffer a scalar
+            tensor, as the exported signatures run it) instead of once per
+            shape. Without XLA that one graph runs every shape: a caller
+            that meets many shapes and few sentences of each compiles once,
+            but its steps are slower than XLA's (BUILD_NOTES.md, "Parsing
+            speed"). With `jit_compile`, XLA still compiles each shape, from
+            the one trace, whose name is made the same in every process
+            (`align_trace_names`), so that XLA's persistent compilation
+            cache, which keys an executable by its function's name, serves
+            a later process. Defaults to `False`.
 
     Returns:
         A callable taking int `source_ids` `[B, S]` (and `word_counts`).
@@ -81,12 +86,9 @@ def compiled_translate(
 
         if not dynamic_shapes:
             return tf.function(run, jit_compile=jit_compile, autograph=False)
-        if jit_compile:
-            raise ValueError(
-                "`dynamic_shapes` traces one graph for every shape, which XLA "
-                "cannot compile. Received: jit_compile=True, dynamic_shapes=True"
-            )
-        return _dynamic_shape_search(tf, run, config, max_length, constraint)
+        return _dynamic_shape_search(
+            tf, run, config, max_length, constraint, jit_compile
+        )
     if backend == "jax":
         import jax
 
@@ -105,10 +107,11 @@ def compiled_translate(
     return run
 
 
-def _dynamic_shape_search(tf, run, config, max_length, constraint):
+def _dynamic_shape_search(tf, run, config, max_length, constraint, jit_compile):
     """`run` traced once with unknown batch, width and buffer; the buffer
     (the given one, else `max_length`, else the width + `max_extra_length`)
-    is passed as a scalar tensor."""
+    is passed as a scalar tensor (with `jit_compile`, a compile-time constant
+    of each XLA executable, as the shapes are)."""
     specs = [tf.TensorSpec([None, None], tf.int32)]
     if constraint is not None:
         specs.append(tf.TensorSpec([None], tf.int32))
@@ -119,7 +122,15 @@ def _dynamic_shape_search(tf, run, config, max_length, constraint):
         else (lambda s, b: run(s, None, b)),
         input_signature=specs,
         autograph=False,
+        jit_compile=jit_compile,
     )
+    if jit_compile:
+        from keras_transformer.training.xla_compilation import align_trace_names
+
+        # Traced now, under a name that does not depend on what this process
+        # traced before (the persistent cache's key).
+        align_trace_names()
+        traced.get_concrete_function()
 
     def call(source_ids, word_counts=None, buffer_length=None):
         if buffer_length is None:

@@ -22,7 +22,6 @@ parser.parse_file("sentences.txt", "trees.txt")
 import pipelines
 from keras_transformer.decoding.bracket_constraint import one_beam_as_greedy
 from keras_transformer.parsing.parse_search import parse_sentences, parser_search
-from keras_transformer.runs.compute_dtypes import decodes_with_xla
 from keras_transformer.translation.batch_defaults import (
     PARSE_BATCH_SIZE,
     PARSE_BATCH_SYMBOLS,
@@ -51,23 +50,25 @@ def parse_cost(text):
 
 # `search="auto"`: inputs of more lines than this (or of an unknown count,
 # stdin) compile each batch shape with XLA, whose steps are faster; shorter
-# ones trace one graph-mode search for every shape, which compiles once
+# ones run one graph-mode search for every shape, which compiles once
 # (BUILD_NOTES.md, "Parsing speed": with `gum_parsing`'s model the two meet
-# at about 2,500 sentences at beam 4 and 6,300 greedy on the 2-core machine).
+# at about 2,500 sentences at beam 4 and 6,300 greedy on the 2-core machine
+# when XLA compiles every shape; from the compile cache, earlier).
 XLA_FROM_LINES = 2000
 
 SEARCHES = ("auto", "xla", "graph")
 
 
-def search_mode(search, model, lines):
+def search_mode(search, compute_dtype, lines):
     """`"xla"` or `"graph"`: `search` itself, or for `"auto"`, XLA for a
-    float32 model (`decodes_with_xla`) and more than `XLA_FROM_LINES` (or an
-    unknown number of) `lines`."""
+    float32 model (XLA's CPU backend runs bfloat16 matmuls slower,
+    `decodes_with_xla`) and more than `XLA_FROM_LINES` (or an unknown number
+    of) `lines`."""
     check_one_of("search", search, SEARCHES)
     if search != "auto":
         return search
     long = lines is None or lines > XLA_FROM_LINES
-    return "xla" if decodes_with_xla(model) and long else "graph"
+    return "xla" if compute_dtype == "float32" and long else "graph"
 
 
 class Parser(TextSearch):
@@ -102,6 +103,7 @@ class Parser(TextSearch):
         search="auto",
         lines=None,
         notices=None,
+        compile_cache="auto",
     ):
         """The parser of a parsing run's trained weights.
 
@@ -109,25 +111,40 @@ class Parser(TextSearch):
             run_dir: str. The parsing run's directory.
             weights: str or `None`. A `.weights.h5` file; `None` takes the
                 newest averaged weights, else the newest checkpoint.
-            compute_dtype: str. `"float32"` (the default) or `"bfloat16"`.
+            compute_dtype: str. `"float32"` (the default), `"bfloat16"` or
+                `"auto"` (bfloat16 on a CPU with bfloat16 matmuls,
+                `resolve_compute_dtype`; the command line's default).
             search: `"xla"` (each batch shape compiled by XLA: faster
-                steps), `"graph"` (one graph-mode trace for every shape:
+                steps), `"graph"` (one graph-mode search for every shape:
                 compiles once) or `"auto"` (the default: `search_mode`
                 chooses by the dtype and `lines`).
             lines: int or `None`. How many sentences will be parsed, if
-                known (for `search="auto"`).
+                known (for the `"auto"` choices).
             notices: a text stream for one line per sentence cut to the
-                model's source positions, or `None`.
+                model's source positions, and for the compile cache's
+                notices, or `None`.
+            compile_cache: where XLA keeps its compilations for the next
+                process (`compile_cache.use_decoding_cache`): `"auto"` (the
+                default: `$KERAS_TRANSFORMER_COMPILE_CACHE`, else the user's
+                cache folder), a folder, or `None`. Used with XLA only, and
+                only if no TensorFlow function has run in this process yet.
 
         Raises:
             ValueError: not a run directory, a translation run, weights that
                 do not fit the run.
             FileNotFoundError: the weights file is missing.
         """
+        from keras_transformer.runs.compile_cache import use_decoding_cache
         from keras_transformer.runs.loaded_run import load_run
 
+        check_one_of("search", search, SEARCHES)
+        if search != "graph" and compute_dtype != "bfloat16":
+            # Before anything asks TensorFlow for its devices (`auto`), which
+            # reads the XLA flags; harmless if the search runs in graph mode.
+            use_decoding_cache(compile_cache, notices)
         loaded = load_run(run_dir, weights, "parsing", compute_dtype, seeded=False)
-        run_search = _RunSearch(loaded, search, lines, notices)
+        mode = search_mode(search, loaded.model.compute_dtype, lines)
+        run_search = _RunSearch(loaded, mode, notices)
         return cls(run_search, loaded.recipe.decoding, str(run_dir))
 
     @classmethod
@@ -299,16 +316,17 @@ def stream_trees(
 
 
 class _RunSearch:
-    """A parsing run's search, in-process: compiled once per decoding setting
-    for the parser's life (`parser_search`): with XLA, each batch shape
-    compiles once however many batches meet it; in graph mode, one trace for
-    every shape (`search_mode`). Counts the repairs and the lines cut to the
+    """A parsing run's search, in-process: traced once per decoding setting
+    for the parser's life (`parser_search`) for every batch shape: with XLA,
+    each shape compiles once however many batches meet it (or loads from the
+    compile cache); in graph mode, the one graph runs every shape
+    (`search_mode`). Counts the repairs and the lines cut to the
     model's positions (`cut`), naming each on `notices`."""
 
-    def __init__(self, loaded, search, lines, notices):
+    def __init__(self, loaded, mode, notices):
         self.loaded = loaded
         self.notices = notices
-        self.mode = search_mode(search, loaded.model, lines)
+        self.mode = mode
         self.searches = {}  # DecodingConfig -> compiled search
         self.repairs = 0
         self.cut = 0
@@ -316,9 +334,12 @@ class _RunSearch:
     def __call__(self, texts, decoding):
         self._count_cut(texts)
         if decoding not in self.searches:
-            xla = self.mode == "xla"
+            # One trace for every shape; XLA then compiles each shape from it.
             self.searches[decoding] = parser_search(
-                self.loaded, decoding, jit_compile=xla, dynamic_shapes=not xla
+                self.loaded,
+                decoding,
+                jit_compile=self.mode == "xla",
+                dynamic_shapes=True,
             )
         trees, repairs = parse_sentences(
             self.loaded,

@@ -11,6 +11,41 @@ imports: the argument parser reads them."""
 # the 8,000 x 256 output projection included, at every decoding step
 # (BUILD_NOTES.md, "bfloat16 decoding").
 COMPUTE_DTYPE_POLICIES = {"float32": "float32", "bfloat16": "bfloat16"}
+# What `--compute-dtype` may name: a policy, or `auto` (`resolve_compute_dtype`).
+COMPUTE_DTYPE_CHOICES = (*COMPUTE_DTYPE_POLICIES, "auto")
+
+
+def resolve_compute_dtype(
+    compute_dtype, has_accelerator=None, cpuinfo_path="/proc/cpuinfo"
+):
+    """The compute dtype a decoding runs in: `compute_dtype`, or for `auto`
+    `"bfloat16"` where training's `precision="auto"` trains in
+    `mixed_bfloat16` (`precisions.resolve_precision`: no GPU or TPU, and a
+    CPU with bfloat16 matmuls), else `"float32"`. bfloat16 decoding measured
+    faster on such CPUs at the same BLEU and F1 within their noise
+    (BUILD_NOTES.md, "bfloat16 decoding").
+
+    Args:
+        compute_dtype: `"float32"`, `"bfloat16"` or `"auto"`.
+        has_accelerator: bool, or `None` to ask TensorFlow
+            (`training.distribution.has_accelerator`).
+        cpuinfo_path: str. Where the CPU's flags are read.
+
+    Raises:
+        ValueError: another `compute_dtype`.
+    """
+    from keras_transformer.precisions import resolve_precision
+    from keras_transformer.validation import check_one_of
+
+    check_one_of("compute_dtype", compute_dtype, COMPUTE_DTYPE_CHOICES)
+    if compute_dtype != "auto":
+        return compute_dtype
+    if has_accelerator is None:
+        from keras_transformer.training.distribution import has_accelerator as ask
+
+        has_accelerator = ask()
+    precision = resolve_precision("auto", has_accelerator, cpuinfo_path)
+    return "bfloat16" if precision == "mixed_bfloat16" else "float32"
 
 
 def decodes_with_xla(model):

@@ -7,7 +7,10 @@ import os
 
 from keras_transformer.models.builder import build_transformer
 from keras_transformer.recipes import Recipe
-from keras_transformer.runs.compute_dtypes import COMPUTE_DTYPE_POLICIES
+from keras_transformer.runs.compute_dtypes import (
+    COMPUTE_DTYPE_POLICIES,
+    resolve_compute_dtype,
+)
 from keras_transformer.runs.run_directory import RunDirectory, exclusion_hint
 from keras_transformer.runs.run_tokenizer import (
     load_run_tokenizer,
@@ -71,8 +74,10 @@ def load_run(run_dir, weights=None, task=None, compute_dtype="float32", seeded=T
         task: str or `None`. The task the caller handles (`"translation"`
             or `"parsing"`); a run of the other task is refused naming the
             class that uses it. `None` accepts either.
-        compute_dtype: str. `"float32"` (the default) or `"bfloat16"` (see
-            `COMPUTE_DTYPE_POLICIES`).
+        compute_dtype: str. `"float32"` (the default), `"bfloat16"` (see
+            `COMPUTE_DTYPE_POLICIES`) or `"auto"` (`resolve_compute_dtype`:
+            bfloat16 on a CPU with bfloat16 matmuls, as training's
+            `precision="auto"`).
         seeded: bool. Seed Keras with the recipe's seed first (the default;
             evaluation's reproducible path). `Translator` and `Parser` load
             without: seeding frees the SentencePiece resources of tokenizers
@@ -88,7 +93,7 @@ def load_run(run_dir, weights=None, task=None, compute_dtype="float32", seeded=T
         MissingFileError: the weights file (or the tokenizer) is missing.
         CorruptFileError: a damaged weights file, named.
     """
-    check_one_of("compute_dtype", compute_dtype, COMPUTE_DTYPE_POLICIES)
+    compute_dtype = resolve_compute_dtype(compute_dtype)
     if task is not None:
         check_one_of("task", task, TASK_USERS)
     run = RunDirectory(run_dir)

@@ -62,8 +62,10 @@ class Translator(TextSearch):
             run_dir: str. The run directory (`keras-transformer train`).
             weights: str or `None`. A `.weights.h5` file; `None` takes the
                 newest averaged weights, else the newest checkpoint.
-            compute_dtype: str. `"float32"` (the default) or `"bfloat16"`
-                (faster on CPUs with AMX; `runs.COMPUTE_DTYPE_POLICIES`).
+            compute_dtype: str. `"float32"` (the default, the export's
+                dtype), `"bfloat16"` (faster on CPUs with bfloat16 matmuls;
+                `runs.COMPUTE_DTYPE_POLICIES`) or `"auto"` (bfloat16 on such
+                a CPU, `resolve_compute_dtype`; the command line's default).
 
         Raises:
             ValueError: not a run directory, a parsing run, weights that do

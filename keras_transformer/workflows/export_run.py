@@ -51,7 +51,7 @@ def export(
     record = {
         "recipe": recipe.to_dict(),
         "weights": os.path.abspath(weights),
-        "compute_dtype": compute_dtype,
+        "compute_dtype": loaded.model.compute_dtype,  # `auto` resolved
     }
     weights_record = record_path(weights)
     if os.path.exists(weights_record):

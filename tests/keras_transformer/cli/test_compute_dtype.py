@@ -25,8 +25,15 @@ def test_the_command_line_offers_the_loaders_compute_dtypes():
             args = parser.parse_args([*argv, "--compute-dtype", dtype])
             assert args.compute_dtype == dtype
     assert parser.parse_args(["evaluate", "--run-dir", "."]).compute_dtype == "float32"
-    # translate: no default, an export keeps the dtype it was exported with
+    # translate and parse: `auto` with --run-dir (`_load`); an export keeps
+    # the dtype it was exported with, named in its record, never `auto`.
+    for command in ("translate", "parse", "evaluate"):
+        args = parser.parse_args([command, "--run-dir", ".", "--compute-dtype", "auto"])
+        assert args.compute_dtype == "auto"
     assert parser.parse_args(["translate"]).compute_dtype is None
+    assert parser.parse_args(["parse"]).compute_dtype is None
+    with pytest.raises(SystemExit):
+        parser.parse_args(["export", "--run-dir", ".", "--compute-dtype", "auto"])
 
 
 def test_a_bfloat16_model_holds_the_float32_weights_rounded(tiny_run):
@@ -80,7 +87,9 @@ def test_bfloat16_evaluate_export_and_translate(tiny_run, tmp_path, capsys):
     source.write_text("Click OK.\n\nSelect a cell and click OK.\nOpen the file.\n")
     exported = _translate(["--export", str(run_dir / "export" / "1")], source, capsys)
     in_process = _translate(["--run-dir", run, *bf16], source, capsys)
-    float32 = _translate(["--run-dir", run], source, capsys)
+    float32 = _translate(
+        ["--run-dir", run, "--compute-dtype", "float32"], source, capsys
+    )
     # The same bfloat16 search in process and exported: the same n-best
     # texts, scores to float noise.
     assert [row[:2] for row in exported] == [row[:2] for row in in_process]

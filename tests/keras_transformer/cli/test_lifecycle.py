@@ -86,9 +86,15 @@ def test_average_evaluate_export_translate(tiny_run, tmp_path, capsys, monkeypat
     long_line = " ".join(["Select a cell and click OK."] * 40)
     source.write_text(f"Click OK.\n\nSelect a cell.\n{long_line}\n")
     outputs = {}
-    for flag, location in (("--export", export), ("--run-dir", run)):
+    # The run in float32, the export's dtype (the command's `auto` decodes in
+    # bfloat16 on a CPU with bfloat16 matmuls).
+    where = {
+        "--export": [str(export)],
+        "--run-dir": [str(run), "--compute-dtype", "float32"],
+    }
+    for flag, location in where.items():
         capsys.readouterr()
-        argv = ["translate", flag, str(location), "--input", str(source)]
+        argv = ["translate", flag, *location, "--input", str(source)]
         assert cli.main(argv + ["--beam-size", "2", "--n-best", "2"]) == 0
         outputs[flag] = capsys.readouterr().out.splitlines()
     # Same search, same weights: the same n-best texts; scores to float noise.

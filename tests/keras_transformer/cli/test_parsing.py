@@ -3,6 +3,7 @@ the bundled GUM trees, average, evaluate by labelled bracket F1, parse
 sentences from a file; translation commands refuse the run."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -11,7 +12,9 @@ import pytest
 import pipelines
 from keras_transformer import cli
 from keras_transformer.parsing.parser import Parser
+from keras_transformer.runs.compile_cache import CACHE_ENV, is_whole_entry
 from keras_transformer.runs.run_directory import RunDirectory
+from keras_transformer.training.xla_compilation import CACHE_FILE_PREFIX
 from keras_transformer.translation.translator import Translator
 from tests.keras_transformer.cli.conftest import user_error
 
@@ -267,3 +270,68 @@ def test_f1_scores_the_brackets_with_the_gold_tags_on_the_leaves():
     for tree, f1 in ((tagged, 100.0), (placeholders, 100.0), (wrong, 33.33)):
         scores = bracket_scores(gold, [pipelines.parse_tree(str(tree))])
         assert (scores["f1"], scores["error_sentences"]) == (f1, 0)
+
+
+def _parse(run_dir, source, output, cache):
+    """`keras-transformer parse` as a process, reading stdin (an input of
+    unknown length: XLA, per `search_mode`) in float32."""
+    command = [
+        sys.executable,
+        "-m",
+        "keras_transformer.cli.main",
+        "parse",
+        "--run-dir",
+        str(run_dir),
+        "--output",
+        str(output),
+        "--compute-dtype",
+        "float32",
+    ]
+    env = {**os.environ, CACHE_ENV: str(cache)}
+    env.pop("TF_XLA_FLAGS", None)
+    with open(source, "rb") as stdin:
+        done = subprocess.run(
+            command, stdin=stdin, capture_output=True, text=True, env=env
+        )
+    assert done.returncode == 0, done.stderr
+    return done.stderr
+
+
+def _entries(cache):
+    """{name: bytes} of every entry under the cache root."""
+    return {
+        name: (folder / name).read_bytes()
+        for folder in cache.iterdir()
+        for name in os.listdir(folder)
+        if name.startswith(CACHE_FILE_PREFIX)
+    }
+
+
+def test_a_second_process_loads_the_first_ones_compilations(
+    shared_parsing_run, tmp_path
+):
+    sentences = ["The cat sat .", "", "A dog barked at the cat on the mat .", "Yes"]
+    source = tmp_path / "in.txt"
+    source.write_text("".join(f"{s}\n" for s in sentences), encoding="utf-8")
+    cache = tmp_path / "cache"
+    _parse(shared_parsing_run, source, tmp_path / "first.txt", cache)
+    first = _entries(cache)
+    assert len(first) >= 2  # two batch shapes at least: 1 and 2 sentences
+    # One entry cut short, as by a full disk: removed with one line, and
+    # compiled again; the others are loaded, not compiled (not rewritten).
+    damaged = sorted(first)[0]
+    (next(cache.iterdir()) / damaged).write_bytes(first[damaged][:100])
+    stderr = _parse(shared_parsing_run, source, tmp_path / "second.txt", cache)
+    assert [line for line in stderr.splitlines() if "compile cache" in line] == [
+        f"compile cache: removed 1 damaged entry from {next(cache.iterdir())} "
+        f"(e.g. {damaged}); they compile again"
+    ]
+    second = _entries(cache)
+    assert second.keys() == first.keys() and is_whole_entry(second[damaged])
+    for name in set(first) - {damaged}:
+        assert second[name] == first[name], name  # loaded, not compiled again
+    # The cache never changes a tree: the same as graph mode in this process.
+    parser = Parser.from_run(str(shared_parsing_run), search="graph")
+    expected = [str(tree) for tree in parser.parse(sentences)]
+    for name in ("first.txt", "second.txt"):
+        assert (tmp_path / name).read_text(encoding="utf-8").splitlines() == expected

@@ -402,10 +402,14 @@ def test_a_buffer_sized_by_the_trees_finds_the_same_trees(tiny_model, config):
     assert np.all(lengths <= tree_length_limit(counts)[:, None])
 
 
-@tensorflow_only("graph-mode traces with unknown shapes are TensorFlow's")
-def test_one_dynamic_shape_trace_serves_every_shape(tiny_model, monkeypatch):
+@tensorflow_only("traces with unknown shapes are TensorFlow's")
+@pytest.mark.parametrize("jit_compile", [False, True], ids=["graph", "xla"])
+def test_one_dynamic_shape_trace_serves_every_shape(
+    tiny_model, monkeypatch, jit_compile
+):
     # The same ids and scores as eager search for two batch sizes, widths and
-    # buffers, from one trace (translate runs in Python only when tracing).
+    # buffers, from one trace (translate runs in Python only when tracing);
+    # with XLA, each shape compiles from that trace.
     module = importlib.import_module("keras_transformer.decoding.compiled_translate")
     traces = []
 
@@ -419,7 +423,7 @@ def test_one_dynamic_shape_trace_serves_every_shape(tiny_model, monkeypatch):
     fn = compiled_translate(
         tiny_model,
         config,
-        jit_compile=False,
+        jit_compile=jit_compile,
         constraint=constraint,
         dynamic_shapes=True,
     )
@@ -438,8 +442,6 @@ def test_one_dynamic_shape_trace_serves_every_shape(tiny_model, monkeypatch):
         np.testing.assert_array_equal(np.asarray(eager[0]), np.asarray(ids))
         np.testing.assert_allclose(np.asarray(eager[1]), np.asarray(scores), atol=1e-5)
     assert len(traces) == 1
-    with pytest.raises(ValueError, match="jit_compile=True, dynamic_shapes=True"):
-        compiled_translate(tiny_model, config, jit_compile=True, dynamic_shapes=True)
 
 
 @pytest.mark.parametrize("matched", [False, True], ids=["counters", "matched"])

@@ -1,0 +1,174 @@
+"""The decoding search's compilations, kept on disk for the next process.
+
+XLA compiles a search once per batch shape (about 2 s each for the
+`gum_parsing` model on two cores); TensorFlow's persistent compilation cache
+(`training.use_compilation_cache`) keeps the executables, so that a later
+`parse` process loads each one (about 0.5 s: the function is still lowered
+to HLO to make the key) instead of compiling it. The search is traced once
+under a name that is the same in every process (`compiled_translate`'s
+`dynamic_shapes` with `jit_compile`), so the cache's keys match.
+
+The cache is per machine, not per run: the key holds the whole program
+(model shapes, decoding settings), so runs of one recipe share executables.
+It lives in `$KERAS_TRANSFORMER_COMPILE_CACHE` (`none` turns it off), else
+`$XDG_CACHE_HOME/keras-transformer/xla` (`~/.cache/...`), in a folder per
+CPU and TensorFlow version: an XLA:CPU executable is compiled for its host's
+instructions, so a cache on a shared home folder never serves another CPU
+type (a "foreign" cache is a folder that is never read).
+
+A damaged entry (a file cut short by a full disk, or overwritten) would make
+TensorFlow fail the search with `OutOfRangeError`, so `use_decoding_cache`
+checks each entry's protocol-buffer framing before TensorFlow reads any, and
+removes a damaged one with one line on `notices`: it compiles again.
+"""
+
+import hashlib
+import os
+import platform
+
+from keras_transformer.training.xla_compilation import (
+    CACHE_FILE_PREFIX,
+    use_compilation_cache,
+)
+
+CACHE_ENV = "KERAS_TRANSFORMER_COMPILE_CACHE"
+OFF = "none"
+
+
+def cache_root(environ=None):
+    """The folder of the decoding cache, or `None` where it is off
+    (`$KERAS_TRANSFORMER_COMPILE_CACHE` set to `none` or empty)."""
+    environ = os.environ if environ is None else environ
+    if CACHE_ENV in environ:
+        value = environ[CACHE_ENV]
+        return None if value.strip().lower() in ("", OFF) else value
+    base = environ.get("XDG_CACHE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".cache"
+    )
+    return os.path.join(base, "keras-transformer", "xla")
+
+
+def machine_key(cpuinfo_path="/proc/cpuinfo"):
+    """A short name of what an XLA:CPU executable depends on: the CPU's model
+    and instruction flags, the machine type and TensorFlow's version."""
+    import tensorflow as tf
+
+    fields = {}
+    try:
+        with open(cpuinfo_path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key in ("model name", "flags", "Features") and key not in fields:
+                    fields[key] = value.strip()
+    except OSError:
+        pass
+    text = "\n".join(
+        [platform.machine(), tf.__version__, *(fields[k] for k in sorted(fields))]
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _read_varint(data, position):
+    """A protocol-buffer varint at `position`: `(value, next position)`;
+    raises `ValueError` past the end or after 10 bytes."""
+    value = shift = 0
+    for index in range(position, min(position + 10, len(data))):
+        byte = data[index]
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, index + 1
+        shift += 7
+    raise ValueError("a varint runs past the end")
+
+
+def is_whole_entry(data):
+    """Whether `data` is framed as a whole `XlaSerializedCacheEntry`: a
+    sequence of well-formed fields that ends exactly at the end, with its
+    key (field 1) and its executable (field 3). A file cut short, or bytes
+    that are not a protocol buffer, are not."""
+    position, fields = 0, set()
+    try:
+        while position < len(data):
+            tag, position = _read_varint(data, position)
+            number, wire_type = tag >> 3, tag & 7
+            if wire_type == 0:
+                _, position = _read_varint(data, position)
+            elif wire_type == 1:
+                position += 8
+            elif wire_type == 2:
+                length, position = _read_varint(data, position)
+                position += length
+            elif wire_type == 5:
+                position += 4
+            else:
+                return False
+            fields.add(number)
+    except ValueError:
+        return False
+    return position == len(data) and {1, 3} <= fields
+
+
+def remove_damaged_entries(directory):
+    """Removes the cache entries in `directory` that are not whole
+    (`is_whole_entry`); returns their file names."""
+    try:
+        names = sorted(os.listdir(directory))
+    except FileNotFoundError:
+        return []
+    damaged = []
+    for name in names:
+        if not name.startswith(CACHE_FILE_PREFIX):
+            continue
+        path = os.path.join(directory, name)
+        try:
+            with open(path, "rb") as f:
+                whole = is_whole_entry(f.read())
+        except OSError:
+            whole = False
+        if not whole:
+            damaged.append(name)
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+    return damaged
+
+
+def use_decoding_cache(root="auto", notices=None):
+    """Points XLA's persistent cache at this machine's folder under `root`
+    for the searches this process will compile, after removing damaged
+    entries there.
+
+    Takes effect only if no TensorFlow function has run in this process yet
+    (TensorFlow reads its XLA flags once); a folder already named in
+    `TF_XLA_FLAGS` wins (`use_compilation_cache`) and is checked the same way.
+
+    Args:
+        root: str, `"auto"` (`cache_root()`) or `None` (no cache).
+        notices: a text stream for one line naming damaged entries removed,
+            or for a cache folder that cannot be made; `None`: silent.
+
+    Returns:
+        The cache folder in effect, or `None`.
+    """
+    root = cache_root() if root == "auto" else root
+    if root is None:
+        return None
+    try:
+        directory = use_compilation_cache(os.path.join(root, machine_key()))
+    except OSError as error:
+        if notices is not None:
+            notices.write(
+                f"compile cache: cannot use {root} ({error.strerror}); "
+                "compiling without it\n"
+            )
+        return None
+    damaged = remove_damaged_entries(directory)
+    if damaged and notices is not None:
+        notices.write(
+            f"compile cache: removed {len(damaged)} damaged entr"
+            f"{'y' if len(damaged) == 1 else 'ies'} from {directory} "
+            f"(e.g. {damaged[0]}); they compile again\n"
+        )
+    return directory
