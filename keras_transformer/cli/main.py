@@ -15,6 +15,8 @@ from keras_transformer.cli.options import decoding_overrides
 # with it, every allocation over 128 KiB is a fresh mmap, and the parsing
 # search ran 1.75x slower (BUILD_NOTES.md, "Parsing speed").
 MEMORY_TUNED_COMMANDS = ("train", "demo")
+# The commands that start without what they never use (`startup.LEAN_IMPORTS`).
+LEAN_COMMANDS = ("translate", "parse")
 
 
 def build_parser():
@@ -40,7 +42,9 @@ def build_parser():
 
 def main(argv=None):
     from keras_transformer.cli.startup import (
+        LEAN_IMPORTS,
         import_tensorflow_quietly,
+        lean_imports,
         native_log_filter,
         quiet_logs,
     )
@@ -48,7 +52,8 @@ def main(argv=None):
 
     parser = build_parser()
     args = parser.parse_args(argv)
-    import_tensorflow_quietly(args.verbose)  # before anything imports it
+    lean = lean_imports(LEAN_IMPORTS) if args.command in LEAN_COMMANDS else ()
+    import_tensorflow_quietly(args.verbose, without=lean)  # before anything else
     from keras_transformer.cli.option_checks import check_options
 
     if args.command in MEMORY_TUNED_COMMANDS:

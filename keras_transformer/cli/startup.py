@@ -37,20 +37,61 @@ def _stderr_to_devnull():
         os.close(devnull)
 
 
-def import_tensorflow_quietly(verbose=False):
+def import_tensorflow_quietly(verbose=False, without=()):
     """Imports TensorFlow; unless `verbose`, without its start-up lines and
     with `TF_CPP_MIN_LOG_LEVEL` defaulting to 2 (errors only).
 
     Args:
         verbose: bool. Keep every line (`--verbose`).
+        without: names of optional packages that TensorFlow and Keras import
+            when installed and a command does not use (`LEAN_IMPORTS`): kept
+            out of this import (they then see them as absent), importable
+            again afterwards. No effect if TensorFlow is imported already.
     """
     if not verbose:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    if verbose or "tensorflow" in sys.modules:
-        import tensorflow  # noqa: F401
-    else:
-        with _stderr_to_devnull():
+    if "tensorflow" in sys.modules:
+        return
+    blocked = [name for name in without if name not in sys.modules]
+    for name in blocked:
+        sys.modules[name] = None  # `import name` raises ImportError
+    try:
+        if verbose:
             import tensorflow  # noqa: F401
+        else:
+            with _stderr_to_devnull():
+                import tensorflow  # noqa: F401
+    finally:
+        for name in blocked:
+            if sys.modules.get(name, 0) is None:
+                del sys.modules[name]
+
+
+# What `translate` and `parse` keep out of TensorFlow's import: TensorFlow
+# Lite imports JAX where it is installed and Keras imports matplotlib's
+# pyplot, about 1 s of a 4-5 s start on the 2-core machine, and neither
+# command draws or uses JAX (BUILD_NOTES.md, "Parsing speed").
+LEAN_IMPORTS = ("jax", "matplotlib")
+
+
+def lean_imports(names, environ=None):
+    """`names` without the Keras backend's own package (`jax` when Keras runs
+    on JAX: `KERAS_BACKEND`, else the `backend` of `$KERAS_HOME/keras.json`
+    or `~/.keras/keras.json`)."""
+    import json
+
+    environ = os.environ if environ is None else environ
+    backend = environ.get("KERAS_BACKEND")
+    if backend is None:
+        home = environ.get("KERAS_HOME") or os.path.join(
+            os.path.expanduser("~"), ".keras"
+        )
+        try:
+            with open(os.path.join(home, "keras.json"), encoding="utf-8") as f:
+                backend = json.load(f).get("backend")
+        except (OSError, ValueError, AttributeError):
+            backend = None
+    return tuple(name for name in names if name != backend)
 
 
 # What TensorFlow's C++ code writes to file descriptor 2 while a subcommand

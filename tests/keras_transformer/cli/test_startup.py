@@ -132,3 +132,37 @@ def test_what_was_written_before_a_crash_still_shows():
         "F0000 00:00:1796.2 7 check.cc:9] Check failed: x",
         "a Python error line",
     ]
+
+
+def test_translate_and_parse_start_without_jax_and_matplotlib():
+    code = (
+        "import sys\n"
+        "from keras_transformer.cli.startup import import_tensorflow_quietly\n"
+        "import_tensorflow_quietly(without=('jax', 'matplotlib'))\n"
+        "import keras\n"
+        "assert not {'jax', 'matplotlib'} & set(sys.modules), 'imported'\n"
+        "import matplotlib.pyplot  # importable again afterwards\n"
+    )
+    env = {**os.environ, "KERAS_BACKEND": "tensorflow"}
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_the_keras_backends_own_package_is_never_kept_out(tmp_path):
+    from keras_transformer.cli.main import LEAN_COMMANDS
+    from keras_transformer.cli.startup import LEAN_IMPORTS, lean_imports
+
+    assert LEAN_COMMANDS == ("translate", "parse")
+    assert lean_imports(LEAN_IMPORTS, {"KERAS_BACKEND": "tensorflow"}) == (
+        "jax",
+        "matplotlib",
+    )
+    assert lean_imports(LEAN_IMPORTS, {"KERAS_BACKEND": "jax"}) == ("matplotlib",)
+    (tmp_path / "keras.json").write_text('{"backend": "jax"}')
+    assert lean_imports(LEAN_IMPORTS, {"KERAS_HOME": str(tmp_path)}) == ("matplotlib",)
+    assert lean_imports(LEAN_IMPORTS, {"KERAS_HOME": str(tmp_path / "no")}) == (
+        "jax",
+        "matplotlib",
+    )
