@@ -30,8 +30,9 @@ def test_from_run_translates_as_the_command_line_does(tiny_run, tmp_path):
     argv = ["translate", "--run-dir", str(tiny_run), "--input", str(source)]
     assert cli.main(argv + ["--output", str(target)]) == 0
     expected = target.read_text(encoding="utf-8").splitlines()
-    # Loaded after the command (whose load seeds Keras: `load_run`).
-    from_run = Translator.from_run(str(tiny_run))
+    # Loaded after the command (whose load seeds Keras: `load_run`), in the
+    # command's default compute dtype.
+    from_run = Translator.from_run(str(tiny_run), compute_dtype="auto")
     translations = from_run.translate(LINES)
     assert translations == expected and len(translations) == len(LINES)
     assert translations[1] == translations[4] == ""  # empty in, empty out
