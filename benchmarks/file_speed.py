@@ -8,8 +8,9 @@ JSON line each:
 
 - `command`: the console script (`keras-transformer parse|translate --run-dir
   RUN --input FILE --output OUT --beam-size B [--compute-dtype D]`) timed
-  from outside, `cache` `cold` (an empty `KERAS_TRANSFORMER_COMPILE_CACHE`)
-  then `warm` (the same folder, a second process). The parse input is the
+  from outside, `cache` `cold` (an empty package cache folder,
+  `KERAS_TRANSFORMER_CACHE`, whose `xla/` holds the compile cache) then
+  `warm` (the same folder, a second process). The parse input is the
   491 sentences of the bundled GUM test split; the translation input the
   run's test split (1,810 sentences for the demo). `--input -` (stdin) rows
   (`input: "stdin"`, float32) take the XLA search (`parsing.parser.
@@ -37,7 +38,7 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-CACHE_ENV = "KERAS_TRANSFORMER_COMPILE_CACHE"  # runs.compile_cache.CACHE_ENV
+CACHE_ENV = "KERAS_TRANSFORMER_CACHE"  # keras_transformer.package_cache.CACHE_ENV
 
 # The child of `--phases`: argv = task, run, input, output, beam, dtype.
 PHASES = r"""

@@ -32,6 +32,8 @@ import re
 import subprocess
 import sys
 
+from keras_transformer.package_cache import package_cache_folder
+
 # The tensorflow-text release linked into stock TF Serving (pinned in
 # tensorflow/serving `tensorflow_serving/workspace.bzl`, see above): the target
 # of the check unless the caller names another.
@@ -251,19 +253,15 @@ def _registry_cache_path():
     """Where `_registries` keeps its result for this installation, or `None`
     (caching off).
 
-    The folder is `$KERAS_TRANSFORMER_CACHE`, else
-    `$XDG_CACHE_HOME/keras-transformer`, else `~/.cache/keras-transformer`;
-    `KERAS_TRANSFORMER_CACHE=""` turns the cache off. The file name hashes the
+    The folder is the package's (`keras_transformer.package_cache`:
+    `$KERAS_TRANSFORMER_CACHE`, else `$XDG_CACHE_HOME/keras-transformer`, else
+    `~/.cache/keras-transformer`; `KERAS_TRANSFORMER_CACHE=""` turns it off).
+    The file name hashes the
     interpreter and, for TensorFlow and tensorflow-text, the version and the
     path, size and modification time of the package's `__init__.py`, so that
     installing another build of either reads the registry afresh."""
-    folder = os.environ.get("KERAS_TRANSFORMER_CACHE")
+    folder = package_cache_folder()
     if folder is None:
-        home = os.environ.get("XDG_CACHE_HOME") or os.path.join(
-            os.path.expanduser("~"), ".cache"
-        )
-        folder = os.path.join(home, "keras-transformer")
-    if not folder:
         return None
     key = [os.path.realpath(sys.executable), sys.version]
     for module, distribution in (

@@ -125,9 +125,10 @@ class Parser(TextSearch):
                 notices, or `None`.
             compile_cache: where XLA keeps its compilations for the next
                 process (`compile_cache.use_decoding_cache`): `"auto"` (the
-                default: `$KERAS_TRANSFORMER_COMPILE_CACHE`, else the user's
-                cache folder), a folder, or `None`. Used with XLA only, and
-                only if no TensorFlow function has run in this process yet.
+                default: `xla/` in the package's cache folder,
+                `$KERAS_TRANSFORMER_CACHE` or `~/.cache/keras-transformer`),
+                a folder, or `None`. Used with XLA only, and only if no
+                TensorFlow function has run in this process yet.
 
         Raises:
             ValueError: not a run directory, a translation run, weights that

@@ -10,11 +10,12 @@ under a name that is the same in every process (`compiled_translate`'s
 
 The cache is per machine, not per run: the key holds the whole program
 (model shapes, decoding settings), so runs of one recipe share executables.
-It lives in `$KERAS_TRANSFORMER_COMPILE_CACHE` (`none` turns it off), else
-`$XDG_CACHE_HOME/keras-transformer/xla` (`~/.cache/...`), in a folder per
-CPU and TensorFlow version: an XLA:CPU executable is compiled for its host's
-instructions, so a cache on a shared home folder never serves another CPU
-type (a "foreign" cache is a folder that is never read).
+It lives in the package's cache folder (`package_cache`:
+`$KERAS_TRANSFORMER_CACHE`, else `~/.cache/keras-transformer`; empty turns
+it off) under `xla/`, in a folder per CPU and TensorFlow version: an XLA:CPU
+executable is compiled for its host's instructions, so a cache on a shared
+home folder never serves another CPU type (a "foreign" cache is a folder
+that is never read).
 
 A damaged entry (a file cut short by a full disk, or overwritten) would make
 TensorFlow fail the search with `OutOfRangeError`, so `use_decoding_cache`
@@ -26,26 +27,18 @@ import hashlib
 import os
 import platform
 
+from keras_transformer.package_cache import package_cache_folder
 from keras_transformer.training.xla_compilation import (
     CACHE_FILE_PREFIX,
     use_compilation_cache,
 )
 
-CACHE_ENV = "KERAS_TRANSFORMER_COMPILE_CACHE"
-OFF = "none"
-
 
 def cache_root(environ=None):
-    """The folder of the decoding cache, or `None` where it is off
-    (`$KERAS_TRANSFORMER_COMPILE_CACHE` set to `none` or empty)."""
-    environ = os.environ if environ is None else environ
-    if CACHE_ENV in environ:
-        value = environ[CACHE_ENV]
-        return None if value.strip().lower() in ("", OFF) else value
-    base = environ.get("XDG_CACHE_HOME") or os.path.join(
-        os.path.expanduser("~"), ".cache"
-    )
-    return os.path.join(base, "keras-transformer", "xla")
+    """The folder of the decoding cache (`xla/` in the package's cache
+    folder), or `None` where caching is off."""
+    folder = package_cache_folder(environ)
+    return None if folder is None else os.path.join(folder, "xla")
 
 
 def machine_key(cpuinfo_path="/proc/cpuinfo"):
@@ -145,7 +138,8 @@ def use_decoding_cache(root="auto", notices=None):
     `TF_XLA_FLAGS` wins (`use_compilation_cache`) and is checked the same way.
 
     Args:
-        root: str, `"auto"` (`cache_root()`) or `None` (no cache).
+        root: str, `"auto"` (`cache_root()`, the package's cache folder)
+            or `None` (no cache).
         notices: a text stream for one line naming damaged entries removed,
             or for a cache folder that cannot be made; `None`: silent.
 

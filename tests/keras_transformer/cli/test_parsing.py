@@ -11,8 +11,9 @@ import pytest
 
 import pipelines
 from keras_transformer import cli
+from keras_transformer.package_cache import CACHE_ENV
 from keras_transformer.parsing.parser import Parser
-from keras_transformer.runs.compile_cache import CACHE_ENV, is_whole_entry
+from keras_transformer.runs.compile_cache import is_whole_entry
 from keras_transformer.runs.run_directory import RunDirectory
 from keras_transformer.training.xla_compilation import CACHE_FILE_PREFIX
 from keras_transformer.translation.translator import Translator
@@ -293,10 +294,10 @@ def _parse(run_dir, source, output, cache):
 
 
 def _entries(cache):
-    """{name: bytes} of every entry under the cache root."""
+    """{name: bytes} of every entry in the package cache's `xla/` folder."""
     return {
         name: (folder / name).read_bytes()
-        for folder in cache.iterdir()
+        for folder in (cache / "xla").iterdir()
         for name in os.listdir(folder)
         if name.startswith(CACHE_FILE_PREFIX)
     }
@@ -315,10 +316,11 @@ def test_a_second_process_loads_the_first_ones_compilations(
     # One entry cut short, as by a full disk: removed with one line, and
     # compiled again; the others are loaded, not compiled (not rewritten).
     damaged = sorted(first)[0]
-    (next(cache.iterdir()) / damaged).write_bytes(first[damaged][:100])
+    (machine_folder,) = (cache / "xla").iterdir()  # this CPU's
+    (machine_folder / damaged).write_bytes(first[damaged][:100])
     stdout, stderr = _parse(shared_parsing_run, source, "-", cache)
     assert [line for line in stderr.splitlines() if "compile cache" in line] == [
-        f"compile cache: removed 1 damaged entry from {next(cache.iterdir())} "
+        f"compile cache: removed 1 damaged entry from {machine_folder} "
         f"(e.g. {damaged}); they compile again"
     ]
     second = _entries(cache)

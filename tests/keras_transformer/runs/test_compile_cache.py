@@ -4,8 +4,8 @@
 import io
 import os
 
+from keras_transformer.package_cache import CACHE_ENV
 from keras_transformer.runs.compile_cache import (
-    CACHE_ENV,
     cache_root,
     is_whole_entry,
     machine_key,
@@ -57,10 +57,9 @@ def test_damaged_entries_are_removed_and_named(tmp_path):
     assert remove_damaged_entries(str(tmp_path / "missing")) == []
 
 
-def test_the_cache_folder_follows_the_environment(tmp_path):
-    assert cache_root({CACHE_ENV: str(tmp_path)}) == str(tmp_path)
-    assert cache_root({CACHE_ENV: "none"}) is None
-    assert cache_root({CACHE_ENV: ""}) is None
+def test_the_cache_is_in_the_package_cache_folder(tmp_path):
+    assert cache_root({CACHE_ENV: str(tmp_path)}) == str(tmp_path / "xla")
+    assert cache_root({CACHE_ENV: ""}) is None  # every cache off
     assert cache_root({"XDG_CACHE_HOME": "/c"}) == "/c/keras-transformer/xla"
     home = os.path.expanduser("~")
     assert cache_root({}) == os.path.join(home, ".cache", "keras-transformer", "xla")
