@@ -16,14 +16,19 @@ FLOPs per target token (forward + backward = 3 x forward, multiply-add = 2):
     python benchmarks/training_speed.py --configs small --steps 20
     python benchmarks/training_speed.py --configs small --processes 5
 
-Every setting runs in a fresh process of its own (`--one`, started by this
-script), the frameworks taking turns in one run: a PyTorch started in a
-process where TensorFlow had trained died with a segmentation fault (the
-CUDA build of torch 2.14.1). So `peak_rss_gb` (10^9 bytes) and `peak_rss_gib`
-(2^30 bytes) are each setting's own peak.
+Every setting runs in a fresh process of its own, started by this script
+(`--one` for Keras, `torch_peer.py` for PyTorch), the frameworks taking turns
+in one run. So `peak_rss_gb` (10^9 bytes) and `peak_rss_gib` (2^30 bytes) are
+each setting's own peak. A process that fails (a non-zero exit status, a
+signal) gives a line with `"error"` (its exit status and stderr's last line)
+and `"stderr"` (its end), and the other settings go on.
 
 `--peers torch` also times PyTorch's `nn.Transformer` on each setting
-(`run_torch`; its line names the torch build). `--precision float32
+(`torch_peer.py`, given the preset's numbers on its command line; its line
+names the torch build). The peer's process never imports TensorFlow, Keras or
+this package: a PyTorch training in a process that had imported TensorFlow
+ended with a segmentation fault (exit status -11, torch 2.14.1 and
+2.13.0+cpu on Intel Sapphire Rapids, bfloat16 autocast). `--precision float32
 mixed_bfloat16` measures each setting in each training precision (the Keras
 dtype policy; PyTorch's peer runs its forward pass and loss under
 `torch.autocast("cpu", dtype=torch.bfloat16)`, the bfloat16 peer); every line
@@ -55,8 +60,8 @@ process, not by step).
 import argparse
 import json
 import os
-import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -71,6 +76,7 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from process_repeats import add_processes_argument, repeat_in_processes  # noqa: E402
+from throughput_record import throughput_record, with_peak_and_memory  # noqa: E402
 
 from keras_transformer import TransformerConfig, build_transformer  # noqa: E402
 from keras_transformer.precisions import PRECISIONS  # noqa: E402
@@ -159,7 +165,10 @@ def run(name, steps, jit_compile, loss_chunk_size=512, precision="float32"):
     model.fit(dataset, steps_per_epoch=steps, epochs=1, verbose=0, callbacks=[timer])
     fit_seconds = time.perf_counter() - start
     seconds = timer.last_end - timer.first_begin
-    record = _record(name, "keras", jit_compile, steps, seconds, config, batch, length)
+    flops = model_flops_per_target_token(config, length, length)
+    record = throughput_record(
+        name, "keras", jit_compile, steps, seconds, batch, length, flops
+    )
     return {
         **record,
         "precision": precision,
@@ -191,114 +200,39 @@ class _StepTimer(keras.callbacks.Callback):
         self.last_end = time.perf_counter()
 
 
-def _record(name, framework, jit_compile, steps, seconds, config, batch, length):
-    tokens_per_second = steps * batch * length / seconds
-    flops_per_token = model_flops_per_target_token(config, length, length)
-    achieved = tokens_per_second * flops_per_token / 1e9
-    return {
-        "config": name,
-        "framework": framework,
-        "jit_compile": jit_compile,
-        "batch": f"{batch} x {length}+{length}",
-        "steps": steps,
-        "seconds_per_step": round(seconds / steps, 4),
-        "target_tokens_per_second": round(tokens_per_second, 1),
-        "mflop_per_target_token": round(flops_per_token / 1e6, 1),
-        "model_gflops": round(achieved, 1),
-    }
-
-
-def run_torch(name, steps, precision="float32"):
-    """The same setting with PyTorch's `nn.Transformer`, a peer of the issue.
-
-    Post-norm, sinusoidal positions, one embedding shared by source, target
-    and the output projection, label-smoothed (0.1) cross-entropy ignoring
-    padding, Adam(0.9, 0.98, 1e-9), the config's dropout, 2 threads; random
-    tokens as in `run`. In `mixed_bfloat16` the forward pass and the loss run
-    under `torch.autocast("cpu", dtype=torch.bfloat16)` (float32 parameters,
-    as Keras' policy). Needs `torch` (`pip install torch==2.13.0` takes a
-    CPU build here; the line's `torch_version` names the build measured).
-    """
-    import torch  # noqa: PLC0415 (optional peer)
-    from torch import nn  # noqa: PLC0415
-
+def torch_peer_command(name, steps, precision="float32"):
+    """The command line of `torch_peer.py` (PyTorch's `nn.Transformer`, a
+    peer of the issue) for setting `name`: its preset's numbers and our model
+    FLOPs per target token. The peer imports no TensorFlow, Keras or this
+    package, so it runs in a process of its own (`measure_in_a_process`)."""
     setting = CONFIGS[name]
     config = TransformerConfig(**setting["model"])
     batch, length = setting["batch"], setting["length"]
-    d, vocab = config.d_model, config.source_vocab_size
-    torch.manual_seed(0)
-    torch.set_num_threads(2)
-    position = np.arange(length)[:, None] / 10000 ** (np.arange(0, d, 2) / d)
-    positions = np.zeros((length, d), "float32")
-    positions[:, 0::2], positions[:, 1::2] = np.sin(position), np.cos(position)
-
-    class Model(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.embedding = nn.Embedding(vocab, d, padding_idx=0)
-            self.transformer = nn.Transformer(
-                d,
-                config.num_heads,
-                config.num_layers,
-                config.num_layers,
-                config.d_ff,
-                dropout=config.dropout,
-                batch_first=True,
-            )
-            self.register_buffer("positions", torch.from_numpy(positions))
-            self.register_buffer(
-                "causal", nn.Transformer.generate_square_subsequent_mask(length)
-            )
-
-        def forward(self, source, target):
-            embed = lambda ids: self.embedding(ids) * d**0.5 + self.positions  # noqa: E731
-            hidden = self.transformer(
-                embed(source), embed(target), tgt_mask=self.causal, tgt_is_causal=True
-            )
-            return hidden @ self.embedding.weight.T
-
-    model = Model()
-    optimizer = torch.optim.Adam(
-        model.parameters(), lr=1e-4, betas=(0.9, 0.98), eps=1e-9
-    )
-    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.1, ignore_index=0)
-    rng = np.random.default_rng(0)
-    source = torch.from_numpy(rng.integers(4, vocab, (batch, length)))
-    target = torch.from_numpy(rng.integers(4, vocab, (batch, length)))
-
-    if precision not in TORCH_AUTOCAST:
-        raise ValueError(
-            f"The PyTorch peer runs {sorted(TORCH_AUTOCAST)}. "
-            f"Received: precision={precision!r}"
-        )
-    autocast = TORCH_AUTOCAST[precision]
-
-    def step():
-        optimizer.zero_grad(set_to_none=True)
-        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
-            logits = model(source, target)
-            loss = loss_fn(logits.reshape(-1, vocab), target.reshape(-1))
-        loss.backward()
-        optimizer.step()
-
-    for _ in range(3):  # warm up
-        step()
-    start = time.perf_counter()
-    for _ in range(steps):
-        step()
-    seconds = time.perf_counter() - start
-    record = _record(name, "pytorch", None, steps, seconds, config, batch, length)
-    return {
-        **record,
-        "precision": precision,
-        "torch_version": torch.__version__,
-        "torch_threads": torch.get_num_threads(),
-        "pipeline": "fixed",
-    }
+    if config.output_vocab_size != config.source_vocab_size:
+        raise ValueError("The PyTorch peer shares one vocabulary.")
+    return [
+        sys.executable,
+        TORCH_PEER,
+        f"--config={name}",
+        f"--steps={steps}",
+        f"--precision={precision}",
+        f"--batch={batch}",
+        f"--length={length}",
+        f"--num-layers={config.num_layers}",
+        f"--d-model={config.d_model}",
+        f"--num-heads={config.num_heads}",
+        f"--d-ff={config.d_ff}",
+        f"--vocab-size={config.source_vocab_size}",
+        f"--dropout={config.dropout!r}",
+        f"--flops-per-target-token="
+        f"{model_flops_per_target_token(config, length, length)!r}",
+    ]
 
 
-# The peer's precisions: bfloat16 autocast or none.
-TORCH_AUTOCAST = {"float32": False, "mixed_bfloat16": True}
+TORCH_PEER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_peer.py")
+# The peer's precisions: bfloat16 autocast or none (torch_peer.TORCH_AUTOCAST,
+# not imported: the peer's module stays out of this process).
+TORCH_PRECISIONS = ("float32", "mixed_bfloat16")
 
 
 # `--real` runs: (name, path, bucket scale, first bucket length); `None`
@@ -352,43 +286,51 @@ def _chunk_size(text):
 
 
 def measure(setting):
-    """Runs one setting (`--one`) in this process and returns its line."""
-    if setting["framework"] == "pytorch":
-        result = run_torch(setting["config"], setting["steps"], setting["precision"])
-    else:
-        result = run(
-            setting["config"],
-            setting["steps"],
-            setting["jit_compile"],
-            setting["loss_chunk_size"],
-            setting["precision"],
-        )
-    peak = matmul_peak_gflops()
-    result["matmul_peak_gflops"] = round(peak, 1)  # float32, this process
-    result["mfu"] = round(result["model_gflops"] / peak, 3)
-    # ru_maxrss is in KiB on Linux.
-    peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    result["peak_rss_gb"] = round(peak_rss / 1e9, 2)
-    result["peak_rss_gib"] = round(peak_rss / 2**30, 2)
-    return result
+    """Runs one Keras setting (`--one`) in this process and returns its line."""
+    result = run(
+        setting["config"],
+        setting["steps"],
+        setting["jit_compile"],
+        setting["loss_chunk_size"],
+        setting["precision"],
+    )
+    return with_peak_and_memory(result, matmul_peak_gflops())
 
 
 def measure_in_a_process(setting):
-    """`measure(setting)` in a fresh process; a crash is reported as a line
-    (`"error"`: the exit status) and the other settings go on."""
-    result = subprocess.run(
-        [sys.executable, os.path.abspath(__file__), "--one", json.dumps(setting)],
-        capture_output=True,
-        text=True,
-    )
+    """A setting's line from a fresh process: `measure(setting)` (`--one`)
+    for Keras, `torch_peer.py` for PyTorch. A failed process (a non-zero
+    exit status, a signal, no JSON line) is reported as a line (`"error"`:
+    the exit status and stderr's last line; `"stderr"`: its end) and the
+    other settings go on."""
+    if setting["framework"] == "pytorch":
+        command = torch_peer_command(
+            setting["config"], setting["steps"], setting["precision"]
+        )
+    else:
+        command = [sys.executable, os.path.abspath(__file__), "--one"]
+        command.append(json.dumps(setting))
+    result = subprocess.run(command, capture_output=True, text=True)
     lines = [line for line in result.stdout.splitlines() if line[:1] == "{"]
     if result.returncode == 0 and lines:
         return json.loads(lines[-1])
-    return {
-        **setting,
-        "error": f"exit status {result.returncode}",
-        "stderr": result.stderr[-500:],
-    }
+    return {**setting, **_failure(result.returncode, result.stderr)}
+
+
+def _failure(returncode, stderr):
+    """The error fields of a process that exited with `returncode`."""
+    status = f"exit status {returncode}"
+    if returncode < 0:  # killed by a signal
+        try:
+            status += f" ({signal.Signals(-returncode).name})"
+        except ValueError:
+            pass
+    elif returncode == 0:
+        status += ", no JSON line"
+    last = stderr.strip().splitlines()[-1:] or [""]
+    if last[0]:
+        status += f": {last[0]}"
+    return {"error": status, "stderr": stderr[-500:]}
 
 
 def settings(args):
@@ -405,7 +347,7 @@ def settings(args):
                         "loss_chunk_size": _chunk_size(chunk),
                     }
             for _ in args.peers:
-                if precision in TORCH_AUTOCAST:
+                if precision in TORCH_PRECISIONS:
                     yield {**common, "framework": "pytorch"}
 
 

@@ -31,7 +31,8 @@ TINY = [
 # Runs the peer as `python benchmarks/torch_peer.py` does (run_name
 # "__main__"), in both precisions, then checks what the process imported.
 CHECK = """
-import runpy, sys
+import os, runpy, sys
+sys.path.insert(0, os.path.dirname(PEER))  # as `python PEER` puts it first
 for precision in ("float32", "mixed_bfloat16"):
     sys.argv = [PEER, *TINY, "--precision=" + precision]
     runpy.run_path(PEER, run_name="__main__")
