@@ -106,8 +106,9 @@ def check_serving_ops(
     tensorflow-text release `tf_text_version` has. See the module docstring
     for where both lists come from. TensorFlow's op registry is read once
     per installation in a Python subprocess (a few seconds), then from a
-    file (`KERAS_TRANSFORMER_CACHE`, default `~/.cache/keras-transformer`;
-    an empty value turns the file off).
+    file in the package's cache folder (`keras_transformer.package_cache`:
+    `KERAS_TRANSFORMER_CACHE`, default `~/.cache/keras-transformer`; an empty
+    value turns the file off).
 
     Args:
         saved_model_dir: str or path. A SavedModel directory (one version,

@@ -81,16 +81,19 @@ def lean_imports(names, environ=None):
     import json
 
     environ = os.environ if environ is None else environ
-    backend = environ.get("KERAS_BACKEND")
+    backend = environ.get("KERAS_BACKEND") or None  # Keras ignores it empty
     if backend is None:
-        home = environ.get("KERAS_HOME") or os.path.join(
-            os.path.expanduser("~"), ".keras"
-        )
-        try:
-            with open(os.path.join(home, "keras.json"), encoding="utf-8") as f:
-                backend = json.load(f).get("backend")
-        except (OSError, ValueError, AttributeError):
-            backend = None
+        if "KERAS_HOME" in environ:
+            homes = [environ["KERAS_HOME"]]
+        else:  # Keras' fallback where the home folder is not writable
+            homes = [os.path.join(os.path.expanduser("~"), ".keras"), "/tmp/.keras"]
+        for home in homes:
+            try:
+                with open(os.path.join(home, "keras.json"), encoding="utf-8") as f:
+                    backend = json.load(f).get("backend")
+                break
+            except (OSError, ValueError, AttributeError):
+                continue
     return tuple(name for name in names if name != backend)
 
 

@@ -52,10 +52,12 @@ def compiled_translate(
             that meets many shapes and few sentences of each compiles once,
             but its steps are slower than XLA's (BUILD_NOTES.md, "Parsing
             speed"). With `jit_compile`, XLA still compiles each shape, from
-            the one trace, whose name is made the same in every process
-            (`align_trace_names`), so that XLA's persistent compilation
-            cache, which keys an executable by its function's name, serves
-            a later process. Defaults to `False`.
+            the one trace, traced at once under a name aligned to the next
+            2^18 of TensorFlow's trace counter (`align_trace_names`): the
+            same name in a process that builds the same searches in the
+            same order, so that XLA's persistent compilation cache, which
+            keys an executable by its function's name, serves a later
+            process. Defaults to `False`.
 
     Returns:
         A callable taking int `source_ids` `[B, S]` (and `word_counts`).

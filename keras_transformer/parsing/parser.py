@@ -126,9 +126,11 @@ class Parser(TextSearch):
             compile_cache: where XLA keeps its compilations for the next
                 process (`compile_cache.use_decoding_cache`): `"auto"` (the
                 default: `xla/` in the package's cache folder,
-                `$KERAS_TRANSFORMER_CACHE` or `~/.cache/keras-transformer`),
-                a folder, or `None`. Used with XLA only, and only if no
-                TensorFlow function has run in this process yet.
+                `$KERAS_TRANSFORMER_CACHE`, `$XDG_CACHE_HOME/keras-transformer`
+                or `~/.cache/keras-transformer`), a folder, or `None`. Used
+                where the search may be XLA's, and only if no TensorFlow
+                function has run in this process yet; it sets `TF_XLA_FLAGS`
+                for the rest of the process (and its children).
 
         Raises:
             ValueError: not a run directory, a translation run, weights that
@@ -139,7 +141,8 @@ class Parser(TextSearch):
         from keras_transformer.runs.loaded_run import load_run
 
         check_one_of("search", search, SEARCHES)
-        if search != "graph" and compute_dtype != "bfloat16":
+        short = search == "auto" and lines is not None and lines <= XLA_FROM_LINES
+        if not (search == "graph" or short or compute_dtype == "bfloat16"):
             # Before anything asks TensorFlow for its devices (`auto`), which
             # reads the XLA flags; harmless if the search runs in graph mode.
             use_decoding_cache(compile_cache, notices)

@@ -11,11 +11,18 @@ under a name that is the same in every process (`compiled_translate`'s
 The cache is per machine, not per run: the key holds the whole program
 (model shapes, decoding settings), so runs of one recipe share executables.
 It lives in the package's cache folder (`package_cache`:
-`$KERAS_TRANSFORMER_CACHE`, else `~/.cache/keras-transformer`; empty turns
-it off) under `xla/`, in a folder per CPU and TensorFlow version: an XLA:CPU
-executable is compiled for its host's instructions, so a cache on a shared
-home folder never serves another CPU type (a "foreign" cache is a folder
-that is never read).
+`$KERAS_TRANSFORMER_CACHE`, else `$XDG_CACHE_HOME/keras-transformer`, else
+`~/.cache/keras-transformer`; empty turns it off) under `xla/`, in a folder
+per CPU, TensorFlow version and XLA flags: an XLA:CPU executable is compiled
+for its host's instructions, so a cache on a shared home folder never serves
+another CPU type (a "foreign" cache is a folder that is never read). Nothing
+prunes it: an entry is 1-2 MB per batch shape of a search (`gum_parsing`:
+12 shapes for 491 sentences, 20 for 2,500); remove the folder to reclaim
+it.
+
+Using it changes the process: `TF_XLA_FLAGS` names the folder from then on
+(`use_compilation_cache`), for this process's XLA compilations and its
+children's, training's included if it runs later in the same process.
 
 A damaged entry (a file cut short by a full disk, or overwritten) would make
 TensorFlow fail the search with `OutOfRangeError`, so `use_decoding_cache`
@@ -24,12 +31,14 @@ removes a damaged one with one line on `notices`: it compiles again.
 """
 
 import hashlib
+import mmap
 import os
 import platform
 
 from keras_transformer.package_cache import package_cache_folder
 from keras_transformer.training.xla_compilation import (
     CACHE_FILE_PREFIX,
+    CACHE_FLAG,
     use_compilation_cache,
 )
 
@@ -43,7 +52,8 @@ def cache_root(environ=None):
 
 def machine_key(cpuinfo_path="/proc/cpuinfo"):
     """A short name of what an XLA:CPU executable depends on: the CPU's model
-    and instruction flags, the machine type and TensorFlow's version."""
+    and instruction flags, the machine type, TensorFlow's version and the XLA
+    compiler flags (`XLA_FLAGS`, `TF_XLA_FLAGS`)."""
     import tensorflow as tf
 
     fields = {}
@@ -56,8 +66,21 @@ def machine_key(cpuinfo_path="/proc/cpuinfo"):
                     fields[key] = value.strip()
     except OSError:
         pass
+    # XLA's key holds no compiler options: executables built under other
+    # `XLA_FLAGS` (or `TF_XLA_FLAGS`, the cache's own flag aside) go elsewhere.
+    tf_xla_flags = [
+        flag
+        for flag in os.environ.get("TF_XLA_FLAGS", "").split()
+        if not flag.startswith(CACHE_FLAG + "=")
+    ]
     text = "\n".join(
-        [platform.machine(), tf.__version__, *(fields[k] for k in sorted(fields))]
+        [
+            platform.machine(),
+            tf.__version__,
+            *(fields[k] for k in sorted(fields)),
+            os.environ.get("XLA_FLAGS", ""),
+            " ".join(tf_xla_flags),
+        ]
     )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
@@ -104,20 +127,30 @@ def is_whole_entry(data):
 
 def remove_damaged_entries(directory):
     """Removes the cache entries in `directory` that are not whole
-    (`is_whole_entry`); returns their file names."""
+    (`is_whole_entry`); returns their file names.
+
+    Only finished entries are read (`xla_compile_cache__*.pb`): TensorFlow
+    writes an entry under a temporary name (the final one with a suffix
+    ending in `.tmp`) and renames it, so a file another process is still
+    writing is left alone. An entry is mapped, not read: the check touches
+    its field headers only."""
     try:
         names = sorted(os.listdir(directory))
     except FileNotFoundError:
         return []
     damaged = []
     for name in names:
-        if not name.startswith(CACHE_FILE_PREFIX):
+        if not (name.startswith(CACHE_FILE_PREFIX) and name.endswith(".pb")):
             continue
         path = os.path.join(directory, name)
         try:
             with open(path, "rb") as f:
-                whole = is_whole_entry(f.read())
-        except OSError:
+                if os.fstat(f.fileno()).st_size == 0:
+                    whole = False
+                else:
+                    with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                        whole = is_whole_entry(data)
+        except (OSError, ValueError):
             whole = False
         if not whole:
             damaged.append(name)

@@ -65,7 +65,7 @@ def export(
         # evaluations, without the field, were float32).
         if (scores.get("weights"), scores.get("compute_dtype", "float32")) == (
             weights,
-            compute_dtype,
+            loaded.model.compute_dtype,
         ):
             record["evaluation"] = {
                 key: scores.get(key)

@@ -312,11 +312,13 @@ def test_a_second_process_loads_the_first_ones_compilations(
     cache = tmp_path / "cache"
     _parse(shared_parsing_run, source, tmp_path / "first.txt", cache)
     first = _entries(cache)
+    (machine_folder,) = (cache / "xla").iterdir()  # this CPU's
+    written = {name: (machine_folder / name).stat().st_mtime_ns for name in first}
     assert len(first) >= 2  # two batch shapes at least: 1 and 2 sentences
     # One entry cut short, as by a full disk: removed with one line, and
-    # compiled again; the others are loaded, not compiled (not rewritten).
+    # compiled again; the others are loaded (a compilation writes its entry,
+    # and XLA's bytes differ from one compilation to the next).
     damaged = sorted(first)[0]
-    (machine_folder,) = (cache / "xla").iterdir()  # this CPU's
     (machine_folder / damaged).write_bytes(first[damaged][:100])
     stdout, stderr = _parse(shared_parsing_run, source, "-", cache)
     assert [line for line in stderr.splitlines() if "compile cache" in line] == [
@@ -325,8 +327,9 @@ def test_a_second_process_loads_the_first_ones_compilations(
     ]
     second = _entries(cache)
     assert second.keys() == first.keys() and is_whole_entry(second[damaged])
-    for name in set(first) - {damaged}:
-        assert second[name] == first[name], name  # loaded, not compiled again
+    for name in set(first) - {damaged}:  # loaded: the files never written again
+        assert second[name] == first[name], name
+        assert (machine_folder / name).stat().st_mtime_ns == written[name], name
     # The cache never changes a tree: the same as graph mode in this process.
     parser = Parser.from_run(str(shared_parsing_run), search="graph")
     expected = [str(tree) for tree in parser.parse(sentences)]

@@ -48,12 +48,16 @@ def test_a_whole_entry_is_kept_and_a_cut_or_foreign_one_is_not():
 
 
 def test_damaged_entries_are_removed_and_named(tmp_path):
-    whole, cut = (f"{CACHE_FILE_PREFIX}{i}__XLA_CPU_JIT.pb" for i in (1, 2))
+    whole, cut, empty = (f"{CACHE_FILE_PREFIX}{i}__XLA_CPU_JIT.pb" for i in (1, 2, 3))
     (tmp_path / whole).write_bytes(ENTRY)
     (tmp_path / cut).write_bytes(ENTRY[:1000])
+    (tmp_path / empty).write_bytes(b"")
+    # Another process's entry being written: TensorFlow's temporary name.
+    writing = f"{whole[:-3]}4.pb1a2b3c4d5e.tmp"
+    (tmp_path / writing).write_bytes(ENTRY[:1000])
     (tmp_path / "notes.txt").write_text("not an entry")
-    assert remove_damaged_entries(str(tmp_path)) == [cut]
-    assert sorted(os.listdir(tmp_path)) == ["notes.txt", whole]
+    assert remove_damaged_entries(str(tmp_path)) == [cut, empty]
+    assert sorted(os.listdir(tmp_path)) == ["notes.txt", whole, writing]
     assert remove_damaged_entries(str(tmp_path / "missing")) == []
 
 
@@ -72,6 +76,18 @@ def test_each_cpu_type_has_its_own_folder(tmp_path):
     assert machine_key(str(zen4)) == machine_key(str(zen4))
     assert machine_key(str(zen4)) != machine_key(str(sapphire))
     assert len(machine_key(str(zen4))) == 16
+
+
+def test_other_compiler_flags_have_their_own_folder(tmp_path, monkeypatch):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(ZEN4)
+    monkeypatch.setenv("XLA_FLAGS", "")
+    monkeypatch.setenv("TF_XLA_FLAGS", "--tf_xla_persistent_cache_directory=/a")
+    plain = machine_key(str(cpuinfo))
+    monkeypatch.setenv("TF_XLA_FLAGS", "--tf_xla_persistent_cache_directory=/b")
+    assert machine_key(str(cpuinfo)) == plain  # the cache's own folder aside
+    monkeypatch.setenv("XLA_FLAGS", "--xla_backend_optimization_level=0")
+    assert machine_key(str(cpuinfo)) != plain
 
 
 def test_no_cache_and_an_unusable_folder(tmp_path, monkeypatch):
