@@ -162,6 +162,8 @@ def test_the_keras_backends_own_package_is_never_kept_out(tmp_path):
     assert lean_imports(LEAN_IMPORTS, {"KERAS_BACKEND": "jax"}) == ("matplotlib",)
     (tmp_path / "keras.json").write_text('{"backend": "jax"}')
     assert lean_imports(LEAN_IMPORTS, {"KERAS_HOME": str(tmp_path)}) == ("matplotlib",)
+    empty = {"KERAS_BACKEND": "", "KERAS_HOME": str(tmp_path)}  # Keras ignores it
+    assert lean_imports(LEAN_IMPORTS, empty) == ("matplotlib",)
     assert lean_imports(LEAN_IMPORTS, {"KERAS_HOME": str(tmp_path / "no")}) == (
         "jax",
         "matplotlib",
