@@ -38,6 +38,8 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+from keras_transformer.precisions import cpu_fields  # noqa: E402 (no TensorFlow)
+
 CACHE_ENV = "KERAS_TRANSFORMER_CACHE"  # keras_transformer.package_cache.CACHE_ENV
 
 # The child of `--phases`: argv = task, run, input, output, beam, dtype.
@@ -67,17 +69,6 @@ print(json.dumps({
     "search": getattr(searcher, "mode", None),
 }))
 """
-
-
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return None
 
 
 def write_inputs(args, folder):
@@ -181,7 +172,8 @@ def main():
     args = parser.parse_args()
     if not shutil.which("keras-transformer"):
         raise SystemExit("The console script keras-transformer is not installed.")
-    base = {"benchmark": "file_speed", "cpu": cpu_name(), "cpus": os.cpu_count()}
+    cpu = cpu_fields().get("model name")
+    base = {"benchmark": "file_speed", "cpu": cpu, "cpus": os.cpu_count()}
     with tempfile.TemporaryDirectory() as folder:
         inputs = write_inputs(args, folder)
         runs = {"parse": args.parse_run, "translate": args.translate_run}

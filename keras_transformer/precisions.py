@@ -28,19 +28,30 @@ PRECISION_CHOICES = (*PRECISIONS, "auto")
 BFLOAT16_CPU_FLAGS = frozenset({"avx512_bf16", "amx_bf16", "bf16"})
 
 
-def cpu_has_bfloat16_matmuls(cpuinfo_path="/proc/cpuinfo"):
-    """Whether the CPU lists a bfloat16 matmul instruction set
-    (`BFLOAT16_CPU_FLAGS`) in `cpuinfo_path`; `False` where the file cannot
-    be read (not Linux)."""
+def cpu_fields(cpuinfo_path="/proc/cpuinfo"):
+    """The first processor's `model name` and instruction flags (`flags` on
+    x86, `Features` on Arm) in `cpuinfo_path`, as a dict of str (the others
+    repeat them); `{}` where the file cannot be read (not Linux)."""
+    fields = {}
     try:
         with open(cpuinfo_path, encoding="utf-8", errors="replace") as f:
             for line in f:
                 key, _, value = line.partition(":")
-                if key.strip() in ("flags", "Features"):  # x86, Arm
-                    return bool(BFLOAT16_CPU_FLAGS & set(value.split()))
+                key = key.strip()
+                if key in ("model name", "flags", "Features") and key not in fields:
+                    fields[key] = value.strip()
     except OSError:
         pass
-    return False
+    return fields
+
+
+def cpu_has_bfloat16_matmuls(cpuinfo_path="/proc/cpuinfo"):
+    """Whether the CPU lists a bfloat16 matmul instruction set
+    (`BFLOAT16_CPU_FLAGS`) in `cpuinfo_path`; `False` where the file cannot
+    be read (not Linux)."""
+    fields = cpu_fields(cpuinfo_path)
+    flags = fields.get("flags", fields.get("Features", ""))  # x86, Arm
+    return bool(BFLOAT16_CPU_FLAGS & set(flags.split()))
 
 
 def resolve_precision(precision, has_accelerator, cpuinfo_path="/proc/cpuinfo"):

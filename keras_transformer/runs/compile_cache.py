@@ -36,6 +36,7 @@ import os
 import platform
 
 from keras_transformer.package_cache import package_cache_folder
+from keras_transformer.precisions import cpu_fields
 from keras_transformer.training.xla_compilation import (
     CACHE_FILE_PREFIX,
     CACHE_FLAG,
@@ -56,16 +57,7 @@ def machine_key(cpuinfo_path="/proc/cpuinfo"):
     compiler flags (`XLA_FLAGS`, `TF_XLA_FLAGS`)."""
     import tensorflow as tf
 
-    fields = {}
-    try:
-        with open(cpuinfo_path, encoding="utf-8", errors="replace") as f:
-            for line in f:
-                key, _, value = line.partition(":")
-                key = key.strip()
-                if key in ("model name", "flags", "Features") and key not in fields:
-                    fields[key] = value.strip()
-    except OSError:
-        pass
+    fields = cpu_fields(cpuinfo_path)
     # XLA's key holds no compiler options: executables built under other
     # `XLA_FLAGS` (or `TF_XLA_FLAGS`, the cache's own flag aside) go elsewhere.
     tf_xla_flags = [
