@@ -38,9 +38,9 @@ import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+from keras_transformer.package_cache import CACHE_ENV  # noqa: E402
 from keras_transformer.precisions import cpu_fields  # noqa: E402 (no TensorFlow)
 
-CACHE_ENV = "KERAS_TRANSFORMER_CACHE"  # keras_transformer.package_cache.CACHE_ENV
 
 # The child of `--phases`: argv = task, run, input, output, beam, dtype.
 PHASES = r"""
