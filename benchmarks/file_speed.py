@@ -41,7 +41,6 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 from keras_transformer.package_cache import CACHE_ENV  # noqa: E402
 from keras_transformer.precisions import cpu_fields  # noqa: E402 (no TensorFlow)
 
-
 # The child of `--phases`: argv = task, run, input, output, beam, dtype.
 PHASES = r"""
 import json, os, sys, time
