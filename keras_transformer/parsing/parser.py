@@ -22,6 +22,7 @@ parser.parse_file("sentences.txt", "trees.txt")
 import pipelines
 from keras_transformer.decoding.bracket_constraint import one_beam_as_greedy
 from keras_transformer.parsing.parse_search import parse_sentences, parser_search
+from keras_transformer.runs.compute_dtypes import decodes_with_xla
 from keras_transformer.translation.batch_defaults import (
     PARSE_BATCH_SIZE,
     PARSE_BATCH_SYMBOLS,
@@ -59,16 +60,15 @@ XLA_FROM_LINES = 2000
 SEARCHES = ("auto", "xla", "graph")
 
 
-def search_mode(search, compute_dtype, lines):
+def search_mode(search, model, lines):
     """`"xla"` or `"graph"`: `search` itself, or for `"auto"`, XLA for a
-    float32 model (XLA's CPU backend runs bfloat16 matmuls slower,
-    `decodes_with_xla`) and more than `XLA_FROM_LINES` (or an unknown number
-    of) `lines`."""
+    float32 model (`decodes_with_xla`) and more than `XLA_FROM_LINES` (or an
+    unknown number of) `lines`."""
     check_one_of("search", search, SEARCHES)
     if search != "auto":
         return search
     long = lines is None or lines > XLA_FROM_LINES
-    return "xla" if compute_dtype == "float32" and long else "graph"
+    return "xla" if decodes_with_xla(model) and long else "graph"
 
 
 class Parser(TextSearch):
@@ -147,7 +147,7 @@ class Parser(TextSearch):
             # reads the XLA flags; harmless if the search runs in graph mode.
             use_decoding_cache(compile_cache, notices)
         loaded = load_run(run_dir, weights, "parsing", compute_dtype, seeded=False)
-        mode = search_mode(search, loaded.model.compute_dtype, lines)
+        mode = search_mode(search, loaded.model, lines)
         run_search = _RunSearch(loaded, mode, notices)
         return cls(run_search, loaded.recipe.decoding, str(run_dir))
 

@@ -106,11 +106,17 @@ def test_a_killed_parse_leaves_the_finished_lines_and_no_final_file(tmp_path):
     assert last.startswith("parsed 24/50 lines") and "sentences/s" in last
 
 
+class _Model:
+    def __init__(self, compute_dtype):
+        self.compute_dtype = compute_dtype
+
+
 def test_auto_search_compiles_with_xla_only_for_long_float32_inputs():
-    assert search_mode("auto", "float32", None) == "xla"  # stdin: a stream
-    assert search_mode("auto", "float32", XLA_FROM_LINES + 1) == "xla"
-    assert search_mode("auto", "float32", XLA_FROM_LINES) == "graph"
-    assert search_mode("auto", "bfloat16", None) == "graph"
-    assert search_mode("graph", "float32", None) == "graph"
+    float32, bfloat16 = _Model("float32"), _Model("bfloat16")
+    assert search_mode("auto", float32, None) == "xla"  # stdin: a stream
+    assert search_mode("auto", float32, XLA_FROM_LINES + 1) == "xla"
+    assert search_mode("auto", float32, XLA_FROM_LINES) == "graph"
+    assert search_mode("auto", bfloat16, None) == "graph"
+    assert search_mode("graph", float32, None) == "graph"
     with pytest.raises(ValueError, match="search"):
-        search_mode("fast", "float32", None)
+        search_mode("fast", float32, None)
