@@ -3,6 +3,7 @@
 import dataclasses
 
 from keras_transformer.layers.next_word_pointer import POOLINGS, check_word_windows
+from keras_transformer.layers.sinusoidal_position_encoding import SINUSOID_LAYOUTS
 from keras_transformer.presets import PRESETS
 from keras_transformer.validation import (
     check_dataclass_fields,
@@ -12,6 +13,10 @@ from keras_transformer.validation import (
 )
 
 POSITION_ENCODINGS = ("sinusoidal", "learned")
+# The feed-forward activations a config can name: the paper's, and those of
+# the models `runs.marian_import` reads (Keras' gelu is the exact one, as
+# Marian's and Hugging Face's `gelu`; swish is x * sigmoid(x)).
+ACTIVATIONS = ("relu", "gelu", "swish")
 # pad, unk, bos, eos: the smallest vocabulary that can hold one real token.
 MIN_VOCAB_SIZE = 4
 
@@ -59,6 +64,12 @@ class TransformerConfig:
     max_position_length: int = 256
     normalize_first: bool = False  # pre-norm instead of the paper's post-norm
     layer_norm_epsilon: float = 1e-6  # tensor2tensor's LayerNorm epsilon
+    # Options of models trained elsewhere (Marian / OPUS-MT, imported by
+    # `runs.marian_import`), off by default; none is in the paper:
+    activation: str = "relu"  # the FFN's activation (§3.3), or gelu, swish
+    sinusoid_layout: str = "interleaved"  # or "halves", Marian's (§3.5)
+    scale_embeddings: bool = True  # embeddings times sqrt(d_model) (§3.4)
+    output_bias: bool = False  # a learned bias on the logits
     # Parsing (§6.3): the decoder sees the encoder output at the next word to
     # cover (`NextWordPointer`; Liu, Zhu & Shi 2018); not in the paper.
     next_word_pointer: bool = False
@@ -93,6 +104,8 @@ class TransformerConfig:
                 f"num_heads={self.num_heads}"
             )
         check_one_of("position_encoding", self.position_encoding, POSITION_ENCODINGS)
+        check_one_of("activation", self.activation, ACTIVATIONS)
+        check_one_of("sinusoid_layout", self.sinusoid_layout, SINUSOID_LAYOUTS)
         check_one_of("next_word_pooling", self.next_word_pooling, POOLINGS)
         check_word_windows(
             self.next_word_pointer,

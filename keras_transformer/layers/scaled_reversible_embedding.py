@@ -1,5 +1,7 @@
 """Token embedding shared with the pre-softmax projection (paper §3.4)."""
 
+import copy
+
 import keras
 from keras import ops
 
@@ -17,11 +19,19 @@ class ScaledReversibleEmbedding(keras.layers.ReversibleEmbedding):
     choice, so that the scaled embeddings start with unit variance like the
     sinusoids they are added to (the paper does not state an initializer).
 
+    Two options, off by default, are for models trained elsewhere (Marian's,
+    BUILD_NOTES "Deviations from the paper"): `scale=False` looks up without
+    the sqrt(d_model) factor, and `output_bias=True` adds a learned bias `b`
+    (zeros at first) to the projection: `x E^T + b`, Marian's
+    `final_logits_bias`.
+
     Args:
         input_dim: int. The vocabulary size V.
         output_dim: int. The model size d_model.
         embeddings_initializer: initializer. Defaults to
             `RandomNormal(stddev=output_dim**-0.5)`.
+        scale: bool. Multiply lookups by sqrt(d_model). Defaults to `True`.
+        output_bias: bool. A bias on the reverse call. Defaults to `False`.
         **kwargs: every other argument of `keras.layers.ReversibleEmbedding`
             (`tie_weights`, `reverse_dtype`, ...).
 
@@ -40,7 +50,15 @@ class ScaledReversibleEmbedding(keras.layers.ReversibleEmbedding):
     (2, 3, 4)
     """
 
-    def __init__(self, input_dim, output_dim, embeddings_initializer=None, **kwargs):
+    def __init__(
+        self,
+        input_dim,
+        output_dim,
+        embeddings_initializer=None,
+        scale=True,
+        output_bias=False,
+        **kwargs,
+    ):
         if embeddings_initializer is None:
             embeddings_initializer = keras.initializers.RandomNormal(
                 stddev=output_dim**-0.5
@@ -51,6 +69,16 @@ class ScaledReversibleEmbedding(keras.layers.ReversibleEmbedding):
             embeddings_initializer=embeddings_initializer,
             **kwargs,
         )
+        self.scale = bool(scale)
+        self.output_bias = bool(output_bias)
+
+    def build(self, inputs_shape=None):
+        super().build(inputs_shape)
+        if self.output_bias:
+            # [V], added to the logits of the reverse call
+            self.reverse_bias = self.add_weight(
+                shape=(self.input_dim,), initializer="zeros", name="reverse_bias"
+            )
 
     def output_kernel(self):
         """The reverse call's matrix in the embedding's `[V, D]` layout.
@@ -60,10 +88,11 @@ class ScaledReversibleEmbedding(keras.layers.ReversibleEmbedding):
         fuses the projection with the softmax multiplies by (see
         `chunked_softmax_cross_entropy`).
         """
-        if self.logit_soft_cap is not None:
+        if self.logit_soft_cap is not None or self.output_bias:
             raise ValueError(
                 "A fused projection computes plain logits x E^T. Received: "
-                f"logit_soft_cap={self.logit_soft_cap}"
+                f"logit_soft_cap={self.logit_soft_cap}, "
+                f"output_bias={self.output_bias}"
             )
         kernel = (
             self.embeddings
@@ -72,8 +101,26 @@ class ScaledReversibleEmbedding(keras.layers.ReversibleEmbedding):
         )
         return ops.cast(kernel, self.reverse_dtype or self.compute_dtype)
 
+    @property
+    def variable_serialization_spec(self):
+        # Keras saves and loads the variables this spec names, in order.
+        spec = copy.deepcopy(super().variable_serialization_spec)
+        if self.output_bias:
+            for names in spec.values():
+                names.append("reverse_bias")
+        return spec
+
     def call(self, inputs, reverse=False):
         outputs = super().call(inputs, reverse=reverse)
         if reverse:
+            if self.output_bias:
+                outputs = outputs + ops.cast(self.reverse_bias, outputs.dtype)
+            return outputs
+        if not self.scale:
             return outputs
         return outputs * ops.cast(ops.sqrt(float(self.output_dim)), outputs.dtype)
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({"scale": self.scale, "output_bias": self.output_bias})
+        return config

@@ -19,7 +19,9 @@ class ChunkedLossTraining:
     statistics the loss returns (they have no logits to read in
     `compute_metrics`). Every other call (`model(...)`, `evaluate`,
     `predict`, decoding) returns logits, and so does a training call under
-    any other loss.
+    any other loss, and so does every call of a model whose projection has
+    a bias (`output_bias`, imported models): the fused loss computes plain
+    `x E^T`.
 
     The metrics are reached through Keras' `_compile_metrics` (the
     `CompileMetrics` of `compile(metrics=...)`), and each must have an
@@ -34,6 +36,8 @@ class ChunkedLossTraining:
     def _chunked_output_loss(self):
         """The compiled loss if it asks for the decoder output, else `None`."""
         loss = getattr(self, "loss", None)
+        if self.target_embedding.output_bias:
+            return None
         if getattr(loss, "chunk_size", None) and hasattr(loss, "decoder_output_loss"):
             return loss
         return None

@@ -76,6 +76,14 @@ class Transformer(
         tie_output_embeddings: bool. Pre-softmax projection = target embedding.
         normalize_first: bool. Pre-norm blocks plus a final LayerNorm per stack.
         layer_norm_epsilon: float.
+        activation: the feed-forward activation, `"relu"` (default, §3.3),
+            `"gelu"` or `"swish"` (models imported from Marian).
+        sinusoid_layout: `SinusoidalPositionEncoding`'s `layout`,
+            `"interleaved"` (default) or `"halves"` (Marian's).
+        scale_embeddings: bool. Scale the embeddings by sqrt(d_model) (§3.4).
+            Defaults to `True`.
+        output_bias: bool. A learned bias on the logits (Marian's
+            `final_logits_bias`; not in the paper). Defaults to `False`.
         next_word_pointer: bool. Parsing (§6.3): add to each decoder input the
             projected encoder output at the next word to cover
             (`NextWordPointer`, not in the paper; its tables are set by
@@ -120,6 +128,10 @@ class Transformer(
         tie_output_embeddings=True,
         normalize_first=False,
         layer_norm_epsilon=1e-6,
+        activation="relu",
+        sinusoid_layout="interleaved",
+        scale_embeddings=True,
+        output_bias=False,
         next_word_pointer=False,
         next_word_pooling="first",
         next_word_window=0,
@@ -147,6 +159,8 @@ class Transformer(
             source_vocab_size,
             hidden_dim,
             tie_weights=tie_output_embeddings or not shared_embeddings,
+            scale=scale_embeddings,
+            output_bias=output_bias and shared_embeddings,
             dtype=dtype,
             name="shared_embedding" if shared_embeddings else "source_embedding",
         )
@@ -157,14 +171,24 @@ class Transformer(
                 target_vocab_size,
                 hidden_dim,
                 tie_weights=tie_output_embeddings,
+                scale=scale_embeddings,
+                output_bias=output_bias,
                 dtype=dtype,
                 name="target_embedding",
             )
         self.encoder_position = self._position_layer(
-            position_encoding, max_sequence_length, dtype, "encoder_position"
+            position_encoding,
+            max_sequence_length,
+            sinusoid_layout,
+            dtype,
+            "encoder_position",
         )
         self.decoder_position = self._position_layer(
-            position_encoding, max_sequence_length, dtype, "decoder_position"
+            position_encoding,
+            max_sequence_length,
+            sinusoid_layout,
+            dtype,
+            "decoder_position",
         )
         self.encoder_embedding_dropout = HashDropout(
             dropout, dtype=dtype, name="encoder_embedding_dropout"
@@ -182,6 +206,7 @@ class Transformer(
             activation_dropout=activation_dropout,
             normalize_first=normalize_first,
             layer_norm_epsilon=layer_norm_epsilon,
+            activation=activation,
             dtype=dtype,
         )
         self.encoder_blocks = [
@@ -252,16 +277,20 @@ class Transformer(
         self.tie_output_embeddings = tie_output_embeddings
         self.normalize_first = normalize_first
         self.layer_norm_epsilon = layer_norm_epsilon
+        self.activation = activation
+        self.sinusoid_layout = sinusoid_layout
+        self.scale_embeddings = scale_embeddings
+        self.output_bias = output_bias
         self.next_word_pointer = next_word_pointer
         self.next_word_pooling = next_word_pooling
         self.next_word_window = next_word_window
         self.encoder_word_window = encoder_word_window
 
     @staticmethod
-    def _position_layer(kind, max_sequence_length, dtype, name):
+    def _position_layer(kind, max_sequence_length, layout, dtype, name):
         if kind == "learned":
             return LearnedPositionEmbedding(max_sequence_length, dtype=dtype, name=name)
-        return SinusoidalPositionEncoding(dtype=dtype, name=name)
+        return SinusoidalPositionEncoding(layout=layout, dtype=dtype, name=name)
 
     def _encode(self, source_ids, training=None, return_attention_scores=False):
         source_mask = padding_mask(source_ids, PAD_ID)
