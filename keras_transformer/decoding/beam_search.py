@@ -76,6 +76,7 @@ def beam_search(
     pad_id=0,
     tile_cache_fn=tile_beams,
     reorder_cache_fn=gather_beams,
+    length_normalization="gnmt",
 ):
     """Finds the K best hypotheses per sentence under the GNMT-penalised score.
 
@@ -130,6 +131,9 @@ def beam_search(
             to `gather_beams` (every leaf, along axis 0). A cache that keeps
             one row per sentence and records each beam's history apart (as
             `translate`'s beam-shared cache does) reorders only that record.
+        length_normalization: `"gnmt"` (default, the paper's) or
+            `"average"` (`|y| ** alpha`, imported Marian models'; see
+            `length_penalty`).
 
     Returns:
         A tuple `(sequences, scores)`:
@@ -174,7 +178,7 @@ def beam_search(
         max_lengths = ops.full((batch_size,), max_length, dtype="int32")
     max_lengths = ops.clip(ops.cast(max_lengths, "int32"), 1, max_length)
     # [B], the penalty at each sentence's maximum length, for the bound
-    max_penalty = length_penalty(max_lengths, alpha)
+    max_penalty = length_penalty(max_lengths, alpha, length_normalization)
 
     # [B] -> [B, K, 1], every beam starts from initial_ids
     start = ops.broadcast_to(
@@ -277,7 +281,9 @@ def beam_search(
         # Finished: merge the new ones, by length-penalised score.
         # [B, 2K], log P(y | x) / ((5 + |y|) / 6) ** alpha
         new_scores = ops.where(
-            newly_finished, topk_log_probs / length_penalty(length, alpha), NEG_INF
+            newly_finished,
+            topk_log_probs / length_penalty(length, alpha, length_normalization),
+            NEG_INF,
         )
         # [B, K] + [B, 2K] -> [B, 3K] -> [B, K]
         finished_scores, finished_picks = ops.top_k(

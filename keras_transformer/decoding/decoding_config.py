@@ -19,6 +19,10 @@ from keras_transformer.validation import (
 )
 
 METHODS = ("beam", "greedy", "sample")
+# How beam search divides a finished hypothesis' log probability by its
+# length (`length_penalty.normalized_scores`): GNMT's ((5 + n) / 6)^alpha
+# (the paper's, §6.1), or n^alpha (Marian's and Hugging Face's).
+LENGTH_NORMALIZATIONS = ("gnmt", "average")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,7 +44,10 @@ class DecodingConfig:
 
     method: str = "beam"  # "beam", "greedy" or "sample"
     beam_size: int = 4  # K of beam search (§6.1)
-    alpha: float = 0.6  # GNMT length penalty exponent (§6.1)
+    alpha: float = 0.6  # length penalty exponent (§6.1)
+    # "gnmt" ((5 + n) / 6)^alpha, the paper's; "average" n^alpha, imported
+    # Marian models' (`length_penalty`).
+    length_normalization: str = "gnmt"
     max_extra_length: int = 50  # output length <= input length + 50 (§6.1)
     n_best: int = 1  # hypotheses returned per sentence, at most beam_size
     temperature: float = 1.0  # for "sample"
@@ -61,6 +68,9 @@ class DecodingConfig:
 
     def __post_init__(self):
         check_one_of("method", self.method, METHODS)
+        check_one_of(
+            "length_normalization", self.length_normalization, LENGTH_NORMALIZATIONS
+        )
         check_positive_int("beam_size", self.beam_size)
         check_positive_int("n_best", self.n_best)
         if isinstance(self.alpha, numbers.Number):
