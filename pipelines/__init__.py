@@ -65,6 +65,7 @@ from pipelines.text.token_cache import read_token_cache, write_token_shard
 from pipelines.text.training_texts import sample_texts
 from pipelines.tokenizers import special_tokens
 from pipelines.tokenizers.encode_sources import encode_sources
+from pipelines.tokenizers.marian_tokenizer import MarianTokenizer, marian_vocabulary
 from pipelines.tokenizers.sentencepiece_tokenizer import SentencePieceTokenizer
 from pipelines.tokenizers.special_tokens import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 from pipelines.tokenizers.subword_tokenizer import SubwordTokenizer
@@ -135,6 +136,7 @@ __all__ = [
     "UNK_ID",
     "BatchingConfig",
     "FilterReport",
+    "MarianTokenizer",
     "SentencePieceTokenizer",
     "SubwordTokenizer",
     "SymbolTokenizer",
@@ -148,6 +150,7 @@ __all__ = [
     "load_tfds",
     "load_tokenizer",
     "make_dataset",
+    "marian_vocabulary",
     "read_parallel_files",
     "read_parallel_tsv",
     "sample_texts",

@@ -19,7 +19,6 @@ from savedmodels.translator_module import TranslatorModule
 from savedmodels.warmup import WARMUP_PATH, warmup_requests, write_warmup_file
 
 RECORD_PATH = os.path.join("assets.extra", "record.json")
-TOKENIZER_PATH = os.path.join("assets.extra", "sentencepiece.model")
 
 
 def export_translator(
@@ -44,9 +43,11 @@ def export_translator(
     never sees a half-written version. Beside the SavedModel,
     `assets.extra/record.json` holds the reproducibility record (model config,
     tokenizer fingerprint, decoding defaults, library versions and the given
-    `record`), `assets.extra/sentencepiece.model` a copy of the tokenizer's
-    model, and `assets.extra/tf_serving_warmup_requests` the requests TF
-    Serving replays when it loads the version (`savedmodels.warmup`: every
+    `record`), the tokenizer's files for readers outside TensorFlow
+    (`asset_files()`: `sentencepiece.model`, or a Marian tokenizer's
+    `source.spm`, `target.spm` and `vocab.json`), and
+    `assets.extra/tf_serving_warmup_requests` the requests TF Serving
+    replays when it loads the version (`savedmodels.warmup`: every
     signature, every beam size, and a single sentence per decoding buffer
     size), so that its first client does not wait for the functions' lazy
     initialization or a new buffer's kernel set-up. See `TranslatorModule`
@@ -159,8 +160,9 @@ def export_translator(
             write_warmup_file(
                 warmup_requests(module), os.path.join(staging, WARMUP_PATH)
             )
-            with open(os.path.join(staging, TOKENIZER_PATH), "wb") as file:
-                file.write(tokenizer.model_proto)
+            for name, content in tokenizer.asset_files().items():
+                with open(os.path.join(extra, name), "wb") as file:
+                    file.write(content)
             with open(os.path.join(staging, RECORD_PATH), "w") as file:
                 json.dump(_record(model, tokenizer, module, record), file, indent=2)
         if os.path.exists(target):
@@ -199,7 +201,7 @@ def _record(model, tokenizer, module, record):
         **parsing,
         "model_config": model.get_config(),
         "tokenizer": {
-            "kind": "sentencepiece",
+            "kind": tokenizer.kind,
             "fingerprint": tokenizer.fingerprint,
             "vocab_size": tokenizer.vocab_size,
         },

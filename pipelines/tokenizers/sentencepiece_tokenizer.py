@@ -162,6 +162,10 @@ class SentencePieceTokenizer(SubwordTokenizer):
         """The serialized SentencePiece model."""
         return self._payload
 
+    def asset_files(self) -> dict[str, bytes]:
+        """The model proto, for readers outside TensorFlow."""
+        return {"sentencepiece.model": self._payload}
+
     def tokenize(self, strings: tf.Tensor) -> tf.RaggedTensor:
         """`tf.string` [B] (or scalar) -> int32 ids [B, (N)] (or [N])."""
         return self._tokenizer.tokenize(strings)

@@ -136,6 +136,11 @@ class SubwordTokenizer(tf.Module, metaclass=abc.ABCMeta):
     def id_to_piece(self, ids: tf.Tensor) -> tf.Tensor:
         """int ids -> their pieces as `tf.string`."""
 
+    def asset_files(self) -> dict[str, bytes]:
+        """`{file name: bytes}` an export keeps beside the model for readers
+        outside TensorFlow (`savedmodels.export_translator`); none by default."""
+        return {}
+
     def word_start_ids(self) -> list[int]:
         """The ids whose piece begins a whitespace-separated word, sorted.
 

@@ -5,11 +5,14 @@ builds the class registered for it, and a recipe names its tokenizer by kind.
 Two kinds learn the shared source-target vocabulary of §5.1: SentencePiece
 BPE (En-De) and WordPiece (En-Fr). The third, `"symbols"`, is the whole-token
 target vocabulary of parsing (§6.3), used as a separate target tokenizer.
+The fourth, `"marian"`, is not trained: it comes with a model imported from
+Marian / OPUS-MT (`MarianTokenizer`).
 """
 
 import os
 import types
 
+from pipelines.tokenizers.marian_tokenizer import MarianTokenizer
 from pipelines.tokenizers.sentencepiece_tokenizer import SentencePieceTokenizer
 from pipelines.tokenizers.subword_tokenizer import SubwordTokenizer
 from pipelines.tokenizers.symbol_tokenizer import SymbolTokenizer
@@ -20,7 +23,12 @@ from pipelines.tokenizers.wordpiece_tokenizer import WordPieceTokenizer
 TOKENIZER_KINDS = types.MappingProxyType(
     {
         cls.kind: cls
-        for cls in (SentencePieceTokenizer, WordPieceTokenizer, SymbolTokenizer)
+        for cls in (
+            SentencePieceTokenizer,
+            WordPieceTokenizer,
+            SymbolTokenizer,
+            MarianTokenizer,
+        )
     }
 )
 
@@ -30,7 +38,7 @@ def tokenizer_class(kind: str) -> type[SubwordTokenizer]:
 
     Args:
         kind: str. A key of `TOKENIZER_KINDS`: `"sentencepiece"`,
-            `"wordpiece"` or `"symbols"`.
+            `"wordpiece"`, `"symbols"` or `"marian"`.
 
     Returns:
         A `SubwordTokenizer` subclass.
