@@ -19,7 +19,7 @@ from keras_transformer.validation import (
     check_rate,
 )
 
-DATA_SOURCES = ("bundled", "tfds", "files", "treebank")
+DATA_SOURCES = ("bundled", "tfds", "files", "treebank", "none")
 # Translation, or English constituency parsing (§6.3): trees in, read as
 # (words, linearized tree) pairs, scored by labelled bracket F1.
 TASKS = ("translation", "parsing")
@@ -28,7 +28,8 @@ WSJ_SECTIONS = {"train": "02-21", "dev": "22", "test": "23"}
 ON_BAD_LINE = ("skip", "fail")
 # The splits of a "files" recipe, each a tuple of corpus parts.
 FILE_SPLITS = {"train": "train_files", "dev": "dev_files", "test": "test_files"}
-TOKENIZERS = ("sentencepiece", "wordpiece")
+# "marian" comes with an imported model (`runs.marian_import`); never trained.
+TOKENIZERS = ("sentencepiece", "wordpiece", "marian")
 # Prefixes of `with_overrides` keys that reach a nested config.
 NESTED = {"model.": "model_overrides", "decoding.": "decoding"}
 
@@ -48,7 +49,9 @@ class Recipe:
     description: str = "Transformer base, WMT 2014 English-German (§6.1, Table 2)."
     task: str = "translation"
     # Data: "bundled" (pipelines/data, offline), "tfds" (TensorFlow Datasets)
-    # or "files" (the user's own: `train_files`, `dev_files`, `test_files`).
+    # or "files" (the user's own: `train_files`, `dev_files`, `test_files`);
+    # "none": no training data, an imported model (`runs.marian_import`),
+    # with at most `dev_files` and `test_files` for evaluation.
     data_source: str = "tfds"
     dataset: str | None = "wmt14_translate/de-en"  # TFDS or bundled corpus name
     # Language codes (BCP-47, e.g. "en", "zh-Hant"): TFDS feature keys, the
@@ -215,6 +218,14 @@ class Recipe:
             )
         if self.data_source == "treebank":
             return
+        if self.data_source == "none":
+            if self.train_files or self.task != "translation":
+                raise ValueError(
+                    "data_source='none' is an imported translation model without "
+                    "training data. Received: "
+                    f"task={self.task!r}, train_files={self.train_files!r}"
+                )
+            return
         if self.data_source == "files":
             if not self.train_files:
                 raise ValueError(
@@ -251,6 +262,18 @@ class Recipe:
                 f"split={split!r}"
             )
         parts = getattr(self, names[split])
+        if not parts and self.data_source == "none":
+            option = names[split].split("_")[0]
+            if option == "train":
+                raise ValueError(
+                    "An imported model's run has no training data; fine-tuning it "
+                    f"is not supported yet. Received: split={split!r}"
+                )
+            raise ValueError(
+                f"The imported run has no {option} files; give them to "
+                f"`import-marian` with --{option} SOURCE TARGET (or FILE.tsv). "
+                f"Received: split={split!r}"
+            )
         if not parts:
             option = names[split].split("_")[0]
             raise ValueError(

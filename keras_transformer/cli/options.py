@@ -100,7 +100,36 @@ def _data_files(args):
         "source_language": args.source_language,
         "target_language": args.target_language,
     }
-    for option in ("train", "dev", "test"):
+    overrides.update(corpus_parts(args, ("train", "dev", "test")))
+    return overrides
+
+
+# What each corpus option holds, for its help.
+CORPUS_OPTIONS = {
+    "train": "Training data",
+    "dev": "Development data (evaluate --split dev)",
+    "test": "Test data (evaluate's default split)",
+}
+
+
+def add_corpus_arguments(parser, options):
+    """`--train`, `--dev`, `--test` (those of `options`): each SOURCE TARGET
+    or FILE.tsv, repeatable."""
+    for option in options:
+        parser.add_argument(
+            f"--{option}",
+            nargs="+",
+            action="append",
+            metavar="FILE",
+            help=f"{CORPUS_OPTIONS[option]}: SOURCE TARGET, or FILE.tsv.",
+        )
+
+
+def corpus_parts(args, options):
+    """`{"<option>_files": [[absolute paths], ...]}` of the corpus options
+    given; a part of other than one or two files is a `UserError`."""
+    parts_of = {}
+    for option in options:
         parts = getattr(args, option, None) or []
         for part in parts:
             if len(part) not in (1, 2):
@@ -108,10 +137,10 @@ def _data_files(args):
                     f"--{option} takes a TSV file or two line-aligned files "
                     f"(source, target). Received: --{option} {' '.join(part)}"
                 )
-        overrides[f"{option}_files"] = [
+        parts_of[f"{option}_files"] = [
             [os.path.abspath(path) for path in part] for part in parts
         ]
-    return overrides
+    return parts_of
 
 
 def decoding_overrides(args):
@@ -144,18 +173,7 @@ def add_recipe_arguments(parser, steps=False):
         "files (SOURCE TARGET) or one TSV file (SOURCE<TAB>TARGET), plain, .gz or "
         ".xz. Repeat an option to concatenate files.",
     )
-    for option, what in (
-        ("train", "Training data"),
-        ("dev", "Development data (evaluate --split dev)"),
-        ("test", "Test data (evaluate's default split)"),
-    ):
-        data.add_argument(
-            f"--{option}",
-            nargs="+",
-            action="append",
-            metavar="FILE",
-            help=f"{what}: SOURCE TARGET, or FILE.tsv.",
-        )
+    add_corpus_arguments(data, ("train", "dev", "test"))
     data.add_argument(
         "--treebank-dir",
         metavar="DIR",

@@ -1,5 +1,5 @@
 """The subcommands that make a run: `demo`, `recipes`, `prepare`, `train`,
-`average`; each one's options next to its handler."""
+`average`, `import-marian`; each one's options next to its handler."""
 
 import json
 
@@ -10,8 +10,10 @@ from keras_transformer.cli.option_types import (
     run_directory,
 )
 from keras_transformer.cli.options import (
+    add_corpus_arguments,
     add_precision_argument,
     add_recipe_arguments,
+    corpus_parts,
     recipe_from_arguments,
     set_overrides,
 )
@@ -90,6 +92,19 @@ def _average(args):
     from keras_transformer.runs.average import average
 
     average(args.run_dir, last=args.last, verbose=1)
+
+
+def _import_marian(args):
+    from keras_transformer.runs.marian_import import import_marian
+
+    import_marian(
+        args.hf_dir,
+        args.run_dir,
+        source_language=args.source_language,
+        target_language=args.target_language,
+        verbose=1,
+        **corpus_parts(args, ("dev", "test")),
+    )
 
 
 def add_commands(commands):
@@ -188,3 +203,26 @@ def add_commands(commands):
         "--last", type=POSITIVE_INT, help="How many (default: the recipe's)."
     )
     average.set_defaults(handler=_average)
+
+    imported = commands.add_parser(
+        "import-marian",
+        help="Make a run directory from a downloaded Hugging Face Marian (OPUS-MT) "
+        "folder; then translate, evaluate and export it as a trained run.",
+    )
+    imported.add_argument(
+        "hf_dir",
+        help="The model folder: config.json, model.safetensors (or "
+        "pytorch_model.bin, read with torch), source.spm, target.spm, vocab.json.",
+    )
+    imported.add_argument("--run-dir", required=True, type=run_directory)
+    add_corpus_arguments(imported, ("dev", "test"))
+    imported.add_argument(
+        "--source-language",
+        help="Source language code; default: the folder's tokenizer_config.json.",
+    )
+    imported.add_argument(
+        "--target-language",
+        help="Target language code (BLEU's tokenizer follows it); default: the "
+        "folder's tokenizer_config.json, else language-neutral.",
+    )
+    imported.set_defaults(handler=_import_marian)

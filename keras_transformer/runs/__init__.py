@@ -16,6 +16,7 @@ _LAZY = {
     "UserError": "keras_transformer.runs.user_error",
     "MissingFileError": "keras_transformer.runs.user_error",
     "COMPUTE_DTYPE_POLICIES": "keras_transformer.runs.compute_dtypes",
+    "import_marian": "keras_transformer.runs.marian_import",
 }
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "MissingFileError",
     "RunDirectory",
     "UserError",
+    "import_marian",
     "load_run",
 ]
 

@@ -61,7 +61,7 @@ def corpus(recipe, split):
         data = pipelines.TreeCorpus(trees, report.source, tags=recipe.tree_tags)
         data.report = report
         return data
-    if recipe.data_source == "files":
+    if recipe.data_source in ("files", "none"):
         try:
             parts = recipe.split_files(split)
         except ValueError as error:

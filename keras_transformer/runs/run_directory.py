@@ -14,6 +14,9 @@
 <run_dir>/averaged/          avg-<steps>.weights.h5 + .json (average)
 <run_dir>/eval/              <split>.json scores, <split>.txt translations
 <run_dir>/export/<version>/  the SavedModel (export)
+<run_dir>/imported/          model.weights.h5 + .json of an imported model
+                             (import-marian)
+<run_dir>/xla_cache/, .lock  XLA's training cache; the run lock
 ```
 """
 
@@ -94,6 +97,12 @@ class RunDirectory:
     def export_dir(self):
         return self.join("export")
 
+    @property
+    def imported_weights(self):
+        """An imported model's weights (`runs.marian_import`), with its
+        `.json` record beside it."""
+        return self.join("imported", "model.weights.h5")
+
     def read_recipe(self):
         """The recipe stored in the run directory."""
         if not os.path.exists(self.recipe_path):
@@ -160,7 +169,8 @@ class RunDirectory:
         return list_checkpoints(self.checkpoint_dir)
 
     def latest_weights(self):
-        """The newest averaged weights, else the newest checkpoint."""
+        """The newest averaged weights, else the newest checkpoint, else an
+        imported model's weights."""
         averaged = sorted(
             glob.glob(os.path.join(self.averaged_dir, "avg-*.weights.h5")),
             key=os.path.getmtime,
@@ -168,6 +178,8 @@ class RunDirectory:
         if averaged:
             return averaged[-1]
         checkpoints = self.checkpoints()
+        if not checkpoints and os.path.exists(self.imported_weights):
+            return self.imported_weights
         if not checkpoints:
             raise UserError(
                 f"No checkpoints in {self.checkpoint_dir}; train first "

@@ -1,0 +1,200 @@
+"""`import_marian`: a Hugging Face Marian folder becomes one of our runs.
+
+The run directory then works as a trained one: `translate --run-dir`,
+`evaluate` (with `--test` files given here), `export` and TF Serving,
+`Translator.from_run`. Its recipe has no training data (`data_source="none"`)
+and its weights sit in `imported/` (`RunDirectory.imported_weights`), which
+`load_run` takes when the run has no checkpoints. Fine-tuning is not
+supported yet: `train` refuses the run (BUILD_NOTES, "Imported models").
+"""
+
+import hashlib
+import json
+import os
+
+import pipelines
+from keras_transformer.decoding.decoding_config import DecodingConfig
+from keras_transformer.models.builder import build_transformer
+from keras_transformer.recipe import Recipe
+from keras_transformer.runs.marian_import.marian_folder import read_marian_folder
+from keras_transformer.runs.marian_import.marian_weights import (
+    assign_marian_weights,
+    marian_weight_map,
+    model_overrides,
+)
+from keras_transformer.runs.run_directory import RunDirectory
+from keras_transformer.runs.run_lock import run_lock
+from keras_transformer.runs.user_error import UserError
+from keras_transformer.training import record_path
+from keras_transformer.training.atomic_files import (
+    atomic_save_weights,
+    atomic_write_json,
+)
+
+# The search of an imported model when its folder names none: Hugging Face's
+# generation defaults for Marian (`length_penalty` 1.0, score / length).
+DEFAULT_BEAMS = 4
+
+
+def import_marian(
+    hf_dir,
+    run_dir,
+    source_language=None,
+    target_language=None,
+    dev_files=(),
+    test_files=(),
+    verbose=0,
+):
+    """Imports a Hugging Face Marian (OPUS-MT) folder as a run directory.
+
+    Args:
+        hf_dir: str. The downloaded folder (`config.json`,
+            `model.safetensors` or `pytorch_model.bin`, `source.spm`,
+            `target.spm`, `vocab.json`; `generation_config.json` and
+            `tokenizer_config.json` if present).
+        run_dir: str. The run directory to write. A run of another model is
+            refused (`RunDirectory.write_recipe`); importing the same folder
+            again rewrites the weights.
+        source_language, target_language: str or `None`. Language codes of
+            the recipe (the target's picks BLEU's tokenizer); default: the
+            folder's `tokenizer_config.json`, else language-neutral.
+        dev_files, test_files: corpus parts for `evaluate` (as `prepare`'s
+            `--dev` / `--test`).
+        verbose: int. 1 prints one line per step.
+
+    Returns:
+        The path of the imported weights.
+
+    Raises:
+        MissingFileError: the folder or one of its files is missing.
+        UserError: a model or tokenizer our `Transformer` cannot represent,
+            named by field.
+    """
+    folder = read_marian_folder(hf_dir)
+    config = folder.config
+    with open(folder.file("vocab.json"), encoding="utf-8") as file:
+        vocab = json.load(file)
+    if not isinstance(vocab, dict) or len(vocab) != config.get("vocab_size"):
+        raise UserError(
+            f"vocab.json and config.json disagree: {len(vocab)} pieces, "
+            f"vocab_size={config.get('vocab_size')!r}"
+        )
+    pad_id, eos_id = config.get("pad_token_id"), config.get("eos_token_id")
+    start = config.get("decoder_start_token_id", pad_id)
+    if start != pad_id:
+        raise UserError(
+            "Marian decoders start from the pad id. Received: "
+            f"decoder_start_token_id={start!r}, pad_token_id={pad_id!r}"
+        )
+    try:
+        _, marian_ids = pipelines.marian_vocabulary(vocab, pad_id, eos_id)
+        tokenizer = pipelines.MarianTokenizer.from_files(
+            folder.file("source.spm"),
+            folder.file("target.spm"),
+            folder.file("vocab.json"),
+            pad_id=pad_id,
+            eos_id=eos_id,
+        )
+    except ValueError as error:
+        raise UserError(f"{folder.path}: {error}") from None
+    recipe = marian_recipe(
+        folder,
+        tokenizer.vocab_size,
+        source_language=source_language,
+        target_language=target_language,
+        dev_files=dev_files,
+        test_files=test_files,
+    )
+    model = build_transformer(
+        recipe.model_config(tokenizer.vocab_size), dtype="float32"
+    )
+    overrides = dict(recipe.model_overrides)
+    values = marian_weight_map(
+        folder.read_weights(),
+        marian_ids,
+        num_encoder_layers=overrides["num_encoder_layers"] or overrides["num_layers"],
+        num_decoder_layers=overrides["num_layers"],
+        num_heads=overrides["num_heads"],
+    )
+    assign_marian_weights(model, values)
+    run = RunDirectory(run_dir)
+    with run_lock(run_dir):
+        if run.checkpoints():
+            raise UserError(
+                f"{run_dir} holds a trained run; import into a new --run-dir."
+            )
+        run.write_recipe(recipe)
+        tokenizer.save(run.tokenizer_path)
+        os.makedirs(os.path.dirname(run.imported_weights), exist_ok=True)
+        atomic_save_weights(model, run.imported_weights)
+        atomic_write_json(
+            {
+                "recipe": recipe.name,
+                "task": recipe.task,
+                "model_config": model.get_config(),
+                "tokenizer_fingerprint": tokenizer.fingerprint,
+                "step": 0,
+                "imported_from": {
+                    "format": "huggingface-marian",
+                    "path": os.path.abspath(folder.path),
+                    "weights": os.path.basename(folder.weights_path),
+                    "weights_sha256": _sha256(folder.weights_path),
+                },
+            },
+            record_path(run.imported_weights),
+        )
+    if verbose:
+        print(
+            f"Imported {folder.path} ({model.count_params():,} parameters, "
+            f"vocabulary {tokenizer.vocab_size:,}) into {run_dir}: "
+            f"{run.imported_weights}"
+        )
+    return run.imported_weights
+
+
+def marian_recipe(
+    folder,
+    vocab_size,
+    source_language=None,
+    target_language=None,
+    dev_files=(),
+    test_files=(),
+) -> Recipe:
+    """The recipe of an imported folder: its model, tokenizer and search."""
+    config, generation = folder.config, folder.generation
+    overrides = model_overrides(config)
+    beams = int(generation.get("num_beams") or DEFAULT_BEAMS)
+    decoding = DecodingConfig(
+        method="beam" if beams > 1 else "greedy",
+        beam_size=beams,
+        alpha=float(generation.get("length_penalty", 1.0)),
+        length_normalization="average",
+    )
+    tokenizer_config = folder.tokenizer_config
+    name = os.path.basename(os.path.normpath(folder.path))
+    return Recipe(
+        name=f"marian_{name}",
+        description=f"Imported from the Hugging Face Marian folder {folder.path}.",
+        task="translation",
+        data_source="none",
+        dataset=None,
+        source_language=source_language or tokenizer_config.get("source_lang"),
+        target_language=target_language or tokenizer_config.get("target_lang"),
+        dev_files=tuple(dev_files),
+        test_files=tuple(test_files),
+        tokenizer="marian",
+        vocab_size=vocab_size,
+        tokenizer_sample_pairs=None,
+        model_overrides=tuple(sorted(overrides.items())),
+        max_train_length=overrides["max_position_length"],
+        decoding=decoding,
+        max_beam_size=max(beams, 4),
+    )
+
+
+def _sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        for block in iter(lambda: file.read(1 << 20), b""):
+            digest.update(block)
+    return f"sha256:{digest.hexdigest()}"

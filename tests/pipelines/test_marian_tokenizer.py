@@ -1,0 +1,121 @@
+"""`MarianTokenizer` against Hugging Face's `MarianTokenizer` (the reference),
+on the bundled corpus' test sentences, unknown characters and a language
+code included; the id layout; the artefact round trip; bad files."""
+
+import json
+import os
+import random
+
+import pytest
+import tensorflow as tf
+
+transformers = pytest.importorskip("transformers")
+pytest.importorskip("torch")
+
+from pipelines import (  # noqa: E402
+    MarianTokenizer,
+    load_tokenizer,
+    marian_vocabulary,
+)
+from tests.marian_reference import (  # noqa: E402
+    LANGUAGE_CODE,
+    build_marian_folder,
+    sample_sentences,
+)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    return build_marian_folder(
+        str(tmp_path_factory.mktemp("marian_tokenizer") / "hf"), train_steps=0
+    )
+
+
+def _ours_and_theirs(folder):
+    config = json.load(open(os.path.join(folder, "config.json")))
+    vocab = json.load(open(os.path.join(folder, "vocab.json")))
+    ours = MarianTokenizer.from_files(
+        *(os.path.join(folder, n) for n in ("source.spm", "target.spm", "vocab.json")),
+        pad_id=config["pad_token_id"],
+        eos_id=config["eos_token_id"],
+    )
+    _, marian_ids = marian_vocabulary(
+        vocab, config["pad_token_id"], config["eos_token_id"]
+    )
+    return ours, transformers.MarianTokenizer.from_pretrained(folder), marian_ids
+
+
+def test_marian_vocabulary_puts_the_special_pieces_first():
+    vocab = {"</s>": 0, "<unk>": 1, "a": 2, "b": 3, "<pad>": 4}
+    pieces, marian_ids = marian_vocabulary(vocab, pad_id=4, eos_id=0)
+    assert pieces == ["<pad>", "<unk>", "<s>", "</s>", "a", "b"]
+    assert marian_ids == [4, 1, 4, 0, 2, 3]
+
+
+@pytest.mark.parametrize(
+    "vocab, pad_id, match",
+    [
+        ({"</s>": 0, "<unk>": 2, "<pad>": 3}, 3, "each id 0..V-1"),
+        ({"</s>": 0, "x": 1, "<pad>": 2}, 2, "no '<unk>'"),
+        ({"</s>": 0, "<unk>": 1, "<pad>": 2}, 7, "pad_token_id=7"),
+        ({"</s>": 0, "<unk>": 1, "<pad>": 2}, 0, "must differ"),
+    ],
+)
+def test_a_bad_vocabulary_is_named(vocab, pad_id, match):
+    with pytest.raises(ValueError, match=match):
+        marian_vocabulary(vocab, pad_id=pad_id, eos_id=0)
+
+
+def test_ids_equal_the_reference_tokenizers(folder):
+    ours, theirs, marian_ids = _ours_and_theirs(folder)
+    sentences = sample_sentences()
+    assert any(s.startswith(LANGUAGE_CODE) for s in sentences)
+    ids = ours.tokenize(sentences).to_list()
+    unknown = 0
+    for sentence, row in zip(sentences, ids, strict=True):
+        reference = theirs(sentence)["input_ids"]
+        # `encode_sources` appends eos (Marian's 0) as the reference does.
+        assert [marian_ids[i] for i in row] + [0] == reference, sentence
+        unknown += reference.count(theirs.unk_token_id)
+    assert unknown > 0  # characters the models never saw are exercised
+    assert ours.tokenize(sentences[-2]).numpy().tolist() == ids[-2]  # a scalar
+
+
+def test_detokenize_equals_the_reference_decode(folder):
+    ours, theirs, marian_ids = _ours_and_theirs(folder)
+    ours_of = {marian: i for i, marian in enumerate(marian_ids) if i != 2}
+    generator = random.Random(0)
+    rows = [
+        [generator.randrange(len(ours_of)) for _ in range(generator.randrange(15))]
+        for _ in range(200)
+    ]
+    expected = [theirs.decode(row, skip_special_tokens=True) for row in rows]
+    texts = ours.detokenize(
+        tf.ragged.constant([[ours_of[i] for i in row] for row in rows], dtype="int32")
+    )
+    assert [t.decode() for t in texts.numpy()] == expected
+
+
+def test_the_artefact_round_trips(folder, tmp_path):
+    ours, _, _ = _ours_and_theirs(folder)
+    path = tmp_path / "tokenizer.model"
+    assert ours.save(path) == ours.fingerprint
+    loaded = load_tokenizer(path)
+    assert isinstance(loaded, MarianTokenizer)
+    assert loaded.fingerprint == ours.fingerprint
+    sentences = sample_sentences(10)
+    assert loaded.tokenize(sentences).to_list() == ours.tokenize(sentences).to_list()
+    assert sorted(loaded.asset_files()) == ["source.spm", "target.spm", "vocab.json"]
+
+
+def test_it_cannot_be_trained():
+    with pytest.raises(ValueError, match="cannot be trained"):
+        MarianTokenizer.train(["a b"], vocab_size=100)
+
+
+def test_a_file_that_is_not_sentencepiece_is_named(folder):
+    ours, _, _ = _ours_and_theirs(folder)
+    with pytest.raises(ValueError, match="source_spm is not a SentencePiece model"):
+        MarianTokenizer(
+            b"not a model", ours.asset_files()["target.spm"], ours.vocabulary
+        )
