@@ -100,14 +100,11 @@ def _decoder_step(model, ids, index, self_caches, encoder_cache, **beam_options)
     logits, self_caches = model.decode_step(
         ids, index, self_caches, encoder_cache, **beam_options
     )
-    # Padding and bos are never generated: padding only ever follows eos,
-    # so outputs stay unambiguous (and the model, trained to ignore it, has
-    # no meaningful probability for it); bos is only the decoder's first
-    # input (in an imported Marian model, a copy of its pad row, which
-    # Marian never generates either). [V] -> broadcast over [B, 1, V]
-    ids = ops.arange(ops.shape(logits)[-1])
-    never = ops.logical_or(ops.equal(ids, PAD_ID), ops.equal(ids, BOS_ID))
-    return ops.where(never, NEG_INF, logits), self_caches
+    # Padding is never generated: it only ever follows eos, so outputs
+    # stay unambiguous (and the model, trained to ignore it, has no
+    # meaningful probability for it). [V] -> broadcast over [B, 1, V]
+    is_pad = ops.equal(ops.arange(ops.shape(logits)[-1]), PAD_ID)
+    return ops.where(is_pad, NEG_INF, logits), self_caches
 
 
 def _cached_step(model, encoder_cache, num_beams=None):

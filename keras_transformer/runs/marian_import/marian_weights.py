@@ -14,6 +14,7 @@ import numpy as np
 
 from keras_transformer.runs.marian_import.marian_folder import ACTIVATIONS
 from keras_transformer.runs.user_error import UserError
+from pipelines import BOS_ID
 
 # PyTorch's LayerNorm default, which Marian's layers use.
 LAYER_NORM_EPSILON = 1e-5
@@ -25,6 +26,8 @@ NORMS = {
     "encoder_attn_layer_norm": "cross_attention_norm",
     "final_layer_norm": "feed_forward_norm",
 }
+# The logit bias that keeps our bos out of every search.
+NEVER_LOGIT = -1e4
 EMBEDDINGS = (
     "shared.weight",
     "encoder.embed_tokens.weight",
@@ -86,7 +89,13 @@ def marian_weight_map(
     bias = state.pop("final_logits_bias", None)
     if bias is None:
         bias = np.zeros((1, embedding.shape[0]), np.float32)
-    values["shared_embedding/reverse_bias"] = bias.reshape(-1)[rows]
+    bias = bias.reshape(-1)[rows]
+    # Our bos is Marian's pad row again, which Marian never generates
+    # (Hugging Face bans it: `bad_words_ids`); our searches ban only pad, so
+    # bos gets a logit no softmax keeps (exp(-1e4) is 0 in float32 and
+    # bfloat16 alike).
+    bias[BOS_ID] = NEVER_LOGIT
+    values["shared_embedding/reverse_bias"] = bias
     for stack, count in (
         ("encoder", num_encoder_layers),
         ("decoder", num_decoder_layers),
