@@ -13,14 +13,18 @@ the other in this process, nothing else running:
   conversion of the same folder (`TransformersConverter`), 2 threads, the
   sources sorted by length and translated 64 at a time.
 
+The folder is written and CTranslate2 runs in a child process of its own
+(`--peer`), which imports torch, transformers and ctranslate2 but never
+TensorFlow (a PyTorch build beside TensorFlow in one process can crash).
+
 Random weights give outputs that run to the length limit, so both searches
 get the same limit: each batch's longest source + 50 (our per-sentence limit
 is the source's own length + 50, §6.1; CTranslate2 takes one per call). Each
 row reports the output words (plus one eos each, `output_words`) beside
 the time, so that the rates compare per output word as well as per
 sentence. Prints one JSON line per engine:
-{"benchmark", "engine", "compute", "beam_size", "sentences", "pieces",
-"seconds", "sentences_per_second", "pieces_per_second", "load_seconds",
+{"benchmark", "engine", "compute", "beam_size", "sentences", "output_words",
+"seconds", "sentences_per_second", "words_per_second", "load_seconds",
 "cpu"}; `seconds` is the translation of all sentences, the first call
 included, `load_seconds` loading the model.
 
@@ -34,6 +38,7 @@ ctranslate2.
 import argparse
 import json
 import os
+import subprocess
 import sys
 import time
 
@@ -115,6 +120,8 @@ def output_words(text):
 
 
 def ctranslate2_rows(folder, sentences, beam_size, compute_types):
+    """`(compute type, seconds, load seconds, words)` per compute type; in
+    the `--peer` child."""
     import ctranslate2
     from ctranslate2.converters import TransformersConverter
     from transformers import MarianTokenizer
@@ -157,17 +164,12 @@ def main(argv=None):
     parser.add_argument("--beam-size", type=int, default=4)
     parser.add_argument("--compute-dtype", default="bfloat16")
     parser.add_argument("--ct2-compute-types", nargs="+", default=["float32", "int8"])
+    parser.add_argument("--peer", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
-    from keras_transformer.runs.marian_import import import_marian
     from tests.marian_reference import corpus_pairs
 
     folder = args.folder or os.path.join(args.workdir, "hf")
-    if not args.folder and not os.path.isdir(folder):
-        make_base_folder(folder)
-    run_dir = os.path.join(args.workdir, "run")
-    if not os.path.isdir(run_dir):
-        import_marian(folder, run_dir)
     sentences = [source for source, _ in corpus_pairs("test", args.sentences)]
     common = {
         "benchmark": "marian_speed",
@@ -176,29 +178,39 @@ def main(argv=None):
         "cpu": cpu_fields().get("model name"),
     }
 
-    def emit(engine, compute, seconds, load_seconds, pieces):
+    def emit(engine, compute, seconds, load_seconds, words):
         print(
             json.dumps(
                 {
                     **common,
                     "engine": engine,
                     "compute": compute,
-                    "pieces": pieces,
+                    "output_words": words,
                     "seconds": round(seconds, 2),
                     "sentences_per_second": round(len(sentences) / seconds, 2),
-                    "pieces_per_second": round(pieces / seconds, 1),
+                    "words_per_second": round(words / seconds, 1),
                     "load_seconds": round(load_seconds, 2),
                 }
             ),
             flush=True,
         )
 
-    for compute, seconds, load, pieces in ctranslate2_rows(
-        folder, sentences, args.beam_size, args.ct2_compute_types
-    ):
-        emit("ctranslate2", compute, seconds, load, pieces)
-    seconds, load, pieces = ours(run_dir, sentences, args.beam_size, args.compute_dtype)
-    emit("keras-transformer export", args.compute_dtype, seconds, load, pieces)
+    if args.peer:
+        if not os.path.isdir(folder):
+            make_base_folder(folder)
+        for compute, seconds, load, words in ctranslate2_rows(
+            folder, sentences, args.beam_size, args.ct2_compute_types
+        ):
+            emit("ctranslate2", compute, seconds, load, words)
+        return
+    subprocess.run([sys.executable, __file__, "--peer", *sys.argv[1:]], check=True)
+    from keras_transformer.runs.marian_import import import_marian
+
+    run_dir = os.path.join(args.workdir, "run")
+    if not os.path.isdir(run_dir):
+        import_marian(folder, run_dir)
+    seconds, load, words = ours(run_dir, sentences, args.beam_size, args.compute_dtype)
+    emit("keras-transformer export", args.compute_dtype, seconds, load, words)
 
 
 if __name__ == "__main__":

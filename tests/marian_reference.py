@@ -1,31 +1,43 @@
-"""A Hugging Face Marian folder made in the test: the reference implementation.
+"""A Hugging Face Marian folder and its reference outputs, made in the test.
 
 No model can be downloaded here, so the tests of the Marian import build
 their own: two SentencePiece unigram models trained on the bundled
 LibreOffice corpus (English source, German target, as OPUS-MT's are trained
-per side), a `vocab.json` over both (with Marian's layout: `</s>` 0, `<unk>`
-1, `<pad>` last, and one language code), and a small `MarianMTModel` with
-weights trained for a few hundred steps on the same corpus, saved by
-`transformers` itself (`save_pretrained`): a random model repeats one piece
-to the length limit, a briefly trained one gives input-dependent outputs
-that end with eos, so a search that differs shows.
+per side), a `vocab.json` over both (Marian's layout: `</s>` 0, `<unk>` 1,
+`<pad>` last, one language code), and a small `MarianMTModel` trained for a
+few hundred steps on the same corpus, saved by `transformers` itself
+(`save_pretrained`). A random model repeats one piece to the length limit;
+a briefly trained one gives input-dependent outputs that end with eos, so a
+search that differs shows.
 
-Needs torch and transformers (the test extra).
+This module runs as its own process (`python -m tests.marian_reference DIR`,
+`make_reference`), which imports torch, transformers and ctranslate2 but
+never TensorFlow: a PyTorch build and TensorFlow in one process can crash
+(BUILD_NOTES, "Imported models"). It writes the folder to `DIR/hf` and
+`DIR/reference.json`: the reference tokenizer's ids and decodings, logits on
+a padded batch, greedy and beam outputs of `generate`, and CTranslate2's
+greedy outputs from its converter of the same folder.
 """
 
+import argparse
 import gzip
 import json
 import os
-
-from pipelines.text.bundled import bundled_corpus_path
+import pathlib
+import random
+import subprocess
+import sys
 
 # A language code in the vocabulary, as multilingual OPUS-MT models have.
 LANGUAGE_CODE = ">>fra<<"
+# HF's `max_length` counts the decoder's start token; ours counts outputs.
+HF_MAX_LENGTH = 128
+CORPUS = pathlib.Path(__file__).resolve().parents[1] / "pipelines" / "data"
 
 
 def corpus_pairs(split, limit):
     """The first `limit` (English, German) pairs of the bundled corpus' split."""
-    path = bundled_corpus_path("libreoffice_help", "en-de", split)
+    path = CORPUS / "libreoffice_help" / f"en-de.{split}.tsv.gz"
     pairs = []
     with gzip.open(path, "rt", encoding="utf-8") as file:
         for line in file:
@@ -47,13 +59,44 @@ def sample_sentences(count=50):
     ]
 
 
-def build_marian_folder(
-    folder, seed=0, vocab_size=200, train_steps=300, **config_overrides
-):
+def make_reference(directory, train_steps=300, timeout=600):
+    """Runs this module in a process of its own; returns `(folder, reference)`.
+
+    `directory/hf` is the Hugging Face folder, `reference` the dict of
+    `DIR/reference.json` (see `reference_outputs`).
+    """
+    directory = os.fspath(directory)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tests.marian_reference",
+            directory,
+            "--train-steps",
+            str(train_steps),
+        ],
+        check=True,
+        timeout=timeout,
+        cwd=pathlib.Path(__file__).resolve().parents[1],
+    )
+    with open(os.path.join(directory, "reference.json"), encoding="utf-8") as file:
+        return os.path.join(directory, "hf"), json.load(file)
+
+
+def shared_reference(tmp_path_factory):
+    """`make_reference`'s `(folder, reference)`, made once per test run and
+    shared by the pytest-xdist workers (`tests.shared_build`); read only."""
+    from tests.shared_build import build_once
+
+    directory = build_once(tmp_path_factory, "marian_reference", make_reference)
+    with open(directory / "reference.json", encoding="utf-8") as file:
+        return str(directory / "hf"), json.load(file)
+
+
+def build_marian_folder(folder, seed=0, vocab_size=200, train_steps=300, **overrides):
     """Writes a Hugging Face Marian folder under `folder`; returns its path.
 
-    `config_overrides` replace `MarianConfig` fields (e.g.
-    `activation_function="gelu"`).
+    `overrides` replace `MarianConfig` fields.
     """
     import sentencepiece
     import torch
@@ -110,7 +153,7 @@ def build_marian_folder(
             "scale_embedding": True,
             "activation_function": "swish",
             "share_encoder_decoder_embeddings": True,
-            **config_overrides,
+            **overrides,
         }
     )
     tokenizer = MarianTokenizer(
@@ -137,9 +180,7 @@ def build_marian_folder(
 
 
 def _train_briefly(model, tokenizer, pairs, steps, batch_size=32):
-    """A few hundred Adam steps on the pairs: outputs then depend on the
-    input and end with eos at plausible lengths, unlike a random model's
-    (which repeats one piece to the limit or stops at once)."""
+    """A few hundred Adam steps on the pairs (see the module docstring)."""
     import torch
 
     optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
@@ -160,3 +201,114 @@ def _train_briefly(model, tokenizer, pairs, steps, batch_size=32):
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
+
+
+def reference_outputs(folder):
+    """What `transformers` (and CTranslate2) make of `folder`, as JSON-ready
+    lists of Marian ids:
+
+    - `"input_ids"`: the tokenizer's ids of each `sample_sentences()` line
+      (eos included);
+    - `"decode_rows"`, `"decoded"`: 200 random id rows and their decoding
+      (`skip_special_tokens=True`);
+    - `"logits_inputs"`, `"logits"`: a padded batch of 8 lines with 9
+      decoder inputs, and the model's logits on it;
+    - `"greedy"`: `generate(num_beams=1)` outputs, without the start token,
+      eos and pad; `"beam"`: the same for `generate(num_beams=4,
+      length_penalty=1.0, early_stopping="never", renormalize_logits=True)`,
+      and `"beam_default"` with Hugging Face's default `early_stopping` and
+      no renormalization; `"beam_text"`: the beam outputs decoded;
+      `"outputs_at_limit"`: how many of these reached `HF_MAX_LENGTH`;
+    - `"ctranslate2_greedy"`: CTranslate2's greedy outputs from its
+      converter of the folder (absent without ctranslate2).
+    """
+    import torch
+    from transformers import MarianMTModel, MarianTokenizer
+
+    tokenizer = MarianTokenizer.from_pretrained(folder)
+    model = MarianMTModel.from_pretrained(folder).eval()
+    pad, eos = model.config.pad_token_id, model.config.eos_token_id
+    sentences = sample_sentences()
+    generator = random.Random(0)
+    rows = [
+        [generator.randrange(len(tokenizer)) for _ in range(generator.randrange(15))]
+        for _ in range(200)
+    ]
+    batch = tokenizer(sentences[:8], return_tensors="pt", padding=True)
+    targets = torch.randint(4, 200, (8, 9), generator=torch.Generator().manual_seed(0))
+    targets[:, 0] = model.config.decoder_start_token_id
+    with torch.no_grad():
+        logits = model(**batch, decoder_input_ids=targets).logits
+
+    at_limit = [0]
+
+    def generate(**options):
+        batch = tokenizer(sentences, return_tensors="pt", padding=True)
+        with torch.no_grad():
+            output = model.generate(
+                **batch, max_length=HF_MAX_LENGTH, bad_words_ids=[[pad]], **options
+            )
+        outputs = []
+        for row in output.tolist():
+            # At the limit Hugging Face forces eos, we stop without it.
+            at_limit[0] += len(row) >= HF_MAX_LENGTH
+            outputs.append([i for i in row[1:] if i not in (pad, eos)])
+        return outputs
+
+    beam = generate(
+        num_beams=4,
+        length_penalty=1.0,
+        early_stopping="never",
+        renormalize_logits=True,
+    )
+    reference = {
+        "input_ids": [tokenizer(s)["input_ids"] for s in sentences],
+        "unk_id": tokenizer.unk_token_id,
+        "decode_rows": rows,
+        "decoded": [tokenizer.decode(r, skip_special_tokens=True) for r in rows],
+        "logits_inputs": {
+            "input_ids": batch["input_ids"].tolist(),
+            "attention_mask": batch["attention_mask"].tolist(),
+            "decoder_input_ids": targets.tolist(),
+        },
+        "logits": logits.tolist(),
+        "greedy": generate(num_beams=1, do_sample=False),
+        "beam": beam,
+        "beam_default": generate(num_beams=4, length_penalty=1.0),
+        "beam_text": tokenizer.batch_decode(beam, skip_special_tokens=True),
+        "outputs_at_limit": at_limit[0],
+    }
+    try:
+        import ctranslate2
+        from ctranslate2.converters import TransformersConverter
+    except ImportError:
+        return reference
+    output = os.path.join(os.path.dirname(folder), "ct2")
+    TransformersConverter(folder).convert(output, force=True)
+    translator = ctranslate2.Translator(output, device="cpu", intra_threads=1)
+    tokens = [tokenizer.convert_ids_to_tokens(ids) for ids in reference["input_ids"]]
+    results = translator.translate_batch(
+        tokens, beam_size=1, max_decoding_length=HF_MAX_LENGTH - 1
+    )
+    reference["ctranslate2_greedy"] = [
+        tokenizer.convert_tokens_to_ids(r.hypotheses[0]) for r in results
+    ]
+    return reference
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("directory")
+    parser.add_argument("--train-steps", type=int, default=300)
+    args = parser.parse_args(argv)
+    folder = build_marian_folder(
+        os.path.join(args.directory, "hf"), train_steps=args.train_steps
+    )
+    reference = reference_outputs(folder)
+    assert "tensorflow" not in sys.modules, "the reference imported TensorFlow"
+    with open(os.path.join(args.directory, "reference.json"), "w") as file:
+        json.dump(reference, file)
+
+
+if __name__ == "__main__":
+    main()

@@ -2,28 +2,29 @@
 run that `translate` and `evaluate` use as a trained one; bad folders and
 fine-tuning are refused in one line (exit 2)."""
 
+import importlib.util
 import json
 import os
 
 import pytest
 
-pytest.importorskip("torch")
-pytest.importorskip("transformers")
+if not all(importlib.util.find_spec(name) for name in ("torch", "transformers")):
+    pytest.skip("the reference needs torch and transformers", allow_module_level=True)
 
 from keras_transformer import cli  # noqa: E402
 from tests.keras_transformer.cli.conftest import user_error  # noqa: E402
 from tests.marian_reference import (  # noqa: E402
-    build_marian_folder,
     corpus_pairs,
     sample_sentences,
+    shared_reference,
 )
 
 
 @pytest.fixture(scope="module")
 def marian_run(tmp_path_factory):
-    """An untrained (random) Marian folder imported with test files."""
+    """The shared Marian folder imported with test files."""
     root = tmp_path_factory.mktemp("marian_cli")
-    folder = build_marian_folder(str(root / "hf"), train_steps=0)
+    folder, _ = shared_reference(tmp_path_factory)
     pairs = corpus_pairs("test", 20)
     (root / "test.en").write_text("".join(f"{s}\n" for s, _ in pairs))
     (root / "test.de").write_text("".join(f"{t}\n" for _, t in pairs))
