@@ -67,7 +67,7 @@ def make_base_folder(folder, seed=0):
     """A random OPUS-MT-sized Marian folder, its tokenizer from the bundled
     corpus (`tests/marian_reference.py`) padded with unused pieces."""
     import torch
-    from transformers import MarianConfig, MarianMTModel
+    from transformers import MarianConfig, MarianMTModel, MarianTokenizer
 
     from tests.marian_reference import build_marian_folder
 
@@ -82,6 +82,13 @@ def make_base_folder(folder, seed=0):
     with open(path, "w", encoding="utf-8") as handle:
         json.dump(vocab, handle, ensure_ascii=False)
     pad = BASE["vocab_size"] - 1
+    # The small folder's tokenizer config names its own pad id: write anew.
+    for name in ("tokenizer_config.json", "special_tokens_map.json"):
+        if os.path.exists(os.path.join(folder, name)):
+            os.remove(os.path.join(folder, name))
+    MarianTokenizer(
+        *(os.path.join(folder, n) for n in ("source.spm", "target.spm", "vocab.json"))
+    ).save_pretrained(folder)
     config = MarianConfig(
         **BASE,
         decoder_vocab_size=BASE["vocab_size"],
