@@ -31,8 +31,9 @@ from keras_transformer.training.atomic_files import (
     atomic_write_json,
 )
 
-# The search of an imported model when its folder names none: Hugging Face's
-# generation defaults for Marian (`length_penalty` 1.0, score / length).
+# The beam of an imported model whose folder names none: the paper's (§6.1)
+# and most OPUS-MT folders' `num_beams`; the length penalty then defaults to
+# Hugging Face's 1.0 (score / length).
 DEFAULT_BEAMS = 4
 
 
@@ -87,14 +88,12 @@ def import_marian(
             f"decoder_start_token_id={start!r}, pad_token_id={pad_id!r}"
         )
     try:
-        _, marian_ids = pipelines.marian_vocabulary(vocab, pad_id, eos_id)
-        tokenizer = pipelines.MarianTokenizer.from_files(
-            folder.file("source.spm"),
-            folder.file("target.spm"),
-            folder.file("vocab.json"),
-            pad_id=pad_id,
-            eos_id=eos_id,
-        )
+        pieces, marian_ids = pipelines.marian_vocabulary(vocab, pad_id, eos_id)
+        with open(folder.file("source.spm"), "rb") as file:
+            source_spm = file.read()
+        with open(folder.file("target.spm"), "rb") as file:
+            target_spm = file.read()
+        tokenizer = pipelines.MarianTokenizer(source_spm, target_spm, pieces)
     except ValueError as error:
         raise UserError(f"{folder.path}: {error}") from None
     recipe = marian_recipe(

@@ -12,6 +12,9 @@ feed-forward weights are PyTorch `Linear` matrices `[out, in]`, ours Keras
 
 import numpy as np
 
+from keras_transformer.layers.sinusoidal_position_encoding import (
+    SinusoidalPositionEncoding,
+)
 from keras_transformer.runs.marian_import.marian_folder import ACTIVATIONS
 from keras_transformer.runs.user_error import UserError
 from pipelines import BOS_ID
@@ -166,11 +169,13 @@ def _check_positions(state, stack, d_model):
     table = state.pop(f"{stack}.embed_positions.weight", None)
     if table is None:
         return
-    positions = np.arange(table.shape[0], dtype=np.float64)[:, None]
-    frequencies = np.power(10000.0, -np.arange(0, d_model, 2) / d_model)[None, :]
-    angles = positions * frequencies
-    expected = np.concatenate([np.sin(angles), np.cos(angles)], axis=-1)
-    if table.shape != expected.shape or not np.allclose(table, expected, atol=1e-4):
+    # [1, P, D] -> [P, D], the table our layer computes
+    expected = np.asarray(
+        SinusoidalPositionEncoding(layout="halves", dtype="float32")(
+            np.zeros((1, *table.shape), "float32")
+        )
+    )[0]
+    if table.shape[1] != d_model or not np.allclose(table, expected, atol=1e-4):
         raise UserError(
             f"{stack}.embed_positions.weight is not Marian's sinusoid table: "
             "learned positions cannot be imported."
