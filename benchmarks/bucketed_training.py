@@ -19,7 +19,7 @@ It prints one JSON line, `"pipeline": "bucketed"`:
 - `compile_seconds`: the wall time of the other steps, `slow_steps` their
   number, `xla_compilations` the executables XLA added to the run's cache;
 - `fit_end_wait_seconds`: from the end of training to `train`'s return (the
-  idle wait at the end of `fit`, BUILD_NOTES.md "Speed");
+  idle wait at the end of `fit`, BUILD_NOTES.md, "tf.data autotuning is off");
 - `padding_efficiency`: real tokens / padded positions (both sides) of one
   epoch of the run's batches, and `shapes` its distinct batch shapes.
 A run directory whose `xla_cache` holds executables (copied from an earlier

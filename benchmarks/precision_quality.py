@@ -21,7 +21,7 @@ directory.
   on the fly. The tied embedding and output projection
   (`ScaledReversibleEmbedding`) stay float32: Keras quantizes
   `ReversibleEmbedding` itself, not subclasses, and forcing it
-  (`type_check=False`) gave wrong logits (BUILD_NOTES.md, "Side by side with
+  (`type_check=False`) gave wrong logits (docs/experiment-log.md, "Side by side with
   CTranslate2"). Not offered by the command line: it is not faster here.
 
 Every precision decodes with XLA, as `evaluate` does for float32;

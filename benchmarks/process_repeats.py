@@ -1,10 +1,10 @@
 """Repeats a benchmark script in fresh processes and keeps the median one.
 
 On the 2-core development machine a process's speed lands on one of a few
-levels and stays there (BUILD_NOTES.md, "Speed"), so one process is one
-sample. `print_median_process` runs the script `processes` times, one after
-another, and prints for every setting the record of the process with the
-median `metric`, plus every process's value and the best.
+levels and stays there (BUILD_NOTES.md, "Measuring on this machine"), so one
+process is one sample. `print_median_process` runs the script `processes`
+times, one after another, and prints for every setting the record of the
+process with the median `metric`, plus every process's value and the best.
 """
 
 import json

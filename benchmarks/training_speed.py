@@ -187,8 +187,9 @@ class _StepTimer(keras.callbacks.Callback):
     `fit` also spends time outside its steps, once per call: at its end the
     main thread sometimes waited, idle, 13-40 s after the last step's
     callbacks, while the dataset iterator's destructor waited for tf.data's
-    autotuning thread (BUILD_NOTES.md, "Speed"). That made the wall time of
-    a 3-step `fit` report 13.65 s per 9.2 s step. It is reported as
+    autotuning thread (docs/experiment-log.md, "tf.data autotuning is
+    off"). That made the wall time of a 3-step `fit` report 13.65 s per 9.2 s
+    step. It is reported as
     `fit_overhead_seconds`.
     """
 

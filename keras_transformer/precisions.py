@@ -15,8 +15,9 @@ training").
 
 `auto` (the CPU demos' recipes) is resolved when training starts
 (`resolve_precision`): `mixed_bfloat16` on a machine of CPUs only whose CPU
-has bfloat16 matmul instructions, where it measured 1.5x float32's tokens/s
-at the same quality; `float32` elsewhere (name a precision for GPUs and TPUs).
+has bfloat16 matmul instructions, where it trains faster than float32 at the
+same quality (docs/experiment-log.md, "Mixed-precision training", has the figures);
+`float32` elsewhere (name a precision for GPUs and TPUs).
 The run keeps `auto`, so a run resumed on another machine resolves it again.
 """
 

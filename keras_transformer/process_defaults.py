@@ -6,23 +6,24 @@ applies only the documented environment default below (BUILD_NOTES.md,
   `MALLOC_MMAP_THRESHOLD_` is set. glibc starts at 128 KiB but raises the
   threshold to the size of every mmapped block freed (up to 32 MiB), after
   which such blocks come from its arenas and, once freed, stay resident. XLA's
-  compile of the `base` training step frees that way about 0.5 GB that then
+  compile of the `base` training step frees that way memory that then
   stayed resident under the step's own peak; with the fixed threshold the
-  benchmark's peak RSS fell by about 0.5 GB at the same speed. The command
-  line's training commands (`train`, `demo`) and the training benchmarks
-  call it first; a library user who trains in their own program may call it
+  benchmark's peak RSS fell at the same speed (docs/experiment-log.md,
+  "glibc's mmap threshold").
+  The command line's training commands (`train`, `demo`) and the training
+  benchmarks call it first; a library user who trains in their own program may call it
   too (it changes the memory behaviour of the whole process, so the choice
   is theirs). Not for decoding: every allocation over the threshold is then
-  a fresh mmap, and the parsing search ran 1.8x slower (BUILD_NOTES.md,
-  "Parsing speed").
+  a fresh mmap, which made the parsing search slower (docs/experiment-log.md,
+  "glibc's mmap threshold").
 - `ONEDNN_DEFAULT`: `import keras_transformer` sets the environment default
   `TF_ENABLE_ONEDNN_OPTS=1` (`os.environ.setdefault`, so a value the user set
   wins), the one process setting the package touches on import. TensorFlow
   reads it when it is first imported, so it takes effect only when
   `keras_transformer` is imported before TensorFlow (or Keras); TensorFlow
   enables oneDNN by itself only on CPUs with AVX-512 VNNI, BF16 or AMX, and
-  on AVX2 machines its kernels made fp32 matmuls about 35% faster and the
-  training and decoding benchmarks 10-25% faster. Set
+  on AVX2 machines its kernels made fp32 matmuls and the training and
+  decoding benchmarks faster (docs/experiment-log.md, "oneDNN on an AVX2 CPU"). Set
   `TF_ENABLE_ONEDNN_OPTS=0` to keep Eigen's kernels.
 """
 
@@ -46,11 +47,10 @@ def tune_memory(threshold=MMAP_THRESHOLD_BYTES):
         glibc (`mallopt` missing or refusing) or `MALLOC_MMAP_THRESHOLD_` is
         set (then glibc already applied the user's value).
 
-    Example:
-
-    >>> from keras_transformer.process_defaults import tune_memory
-    >>> tune_memory()  # first thing in a training program
-    True
+    Examples:
+        >>> from keras_transformer.process_defaults import tune_memory
+        >>> tune_memory()  # first thing in a training program
+        True
     """
     if "MALLOC_MMAP_THRESHOLD_" in os.environ:
         return False

@@ -163,20 +163,22 @@ RECIPES = {
             max_tokens_per_replica=1_024,
             max_train_length=96,
             # The paper's x1.1 buckets: with full batches across passes
-            # (`BatchingConfig.endless`) they pad least (BUILD_NOTES.md);
+            # (`BatchingConfig.endless`) they pad least
+            # (docs/experiment-log.md, "Full batches across passes");
             # from length 2, as many of the help texts' pairs are menu names
-            # a few tokens long (+10% target tokens/s, "Mixed-precision
-            # training").
+            # a few tokens long (more target tokens/s, docs/experiment-log.md,
+            # "Mixed-precision training").
             min_bucket_length=2,
             # A budget in updates, not minutes, so that every machine trains
-            # the same model: 2,400 updates take about 10 minutes on two
-            # quiet CPU cores (BUILD_NOTES.md, "The demo").
+            # the same model; the budget was sized for a short run on a
+            # small CPU machine (time in docs/results.md, "Memory and time of
+            # the demos").
             train_steps=2_400,
             warmup_steps=100,
             learning_rate_scale=0.32,
             # mixed_bfloat16 on CPUs with bfloat16 matmuls, float32 elsewhere:
-            # the same BLEU at 1.5x the tokens/s (BUILD_NOTES.md,
-            # "Mixed-precision training").
+            # the same BLEU at more tokens/s (docs/results.md,
+            # "Quality" and "Training speed").
             precision="auto",
             steps_per_epoch=50,
             checkpoint_every_minutes=None,
@@ -214,24 +216,26 @@ RECIPES = {
                 ("dropout", 0.1),
                 ("max_position_length", 512),
                 ("next_word_pointer", True),
-                # The mean of a word's subwords beats its first (BUILD_NOTES.md,
-                # Parsing: 62.81 against 59.56 dev F1).
+                # The mean of a word's subwords beats its first on dev F1
+                # (docs/experiment-log.md, "The pointer's word vector, and
+                # levers after it").
                 ("next_word_pooling", "mean"),
                 # Each cross-attention head learns a bias by word distance
-                # from the next word, -3..3 (BUILD_NOTES.md, Parsing: +1.8
-                # and +2.5 dev F1 in two seeds).
+                # from the next word, -3..3 (more dev F1 in two seeds;
+                # docs/experiment-log.md, "Attention biased by word distance").
                 ("next_word_window", 3),
                 # And each encoder head one by word distance between pieces'
-                # words, -8..8 (both: +3.2 and +7.4 dev F1).
+                # words, -8..8 (the same section).
                 ("encoder_word_window", 8),
                 ("normalize_first", True),
                 ("num_encoder_layers", 4),
                 ("num_heads", 4),
-                # One decoder layer parses as well as two (BUILD_NOTES.md,
-                # Parsing) and each decoding step costs about half.
+                # One decoder layer parses as well as two, and each decoding
+                # step costs about half (docs/experiment-log.md, "Tags as
+                # leaves and a shallow decoder").
                 ("num_layers", 1),
             ),
-            # Measured (BUILD_NOTES.md, Parsing): 512-token batches beat
+            # Measured (docs/experiment-log.md, "Parsing"): 512-token batches beat
             # 2,048 (more updates in the budget); predicting the tags (scored
             # with the gold tags, as XX leaves are) beats XX leaves.
             tree_tags=True,
@@ -239,11 +243,11 @@ RECIPES = {
             max_tokens_per_replica=512,
             max_train_length=512,
             bucket_scale=2.0,
-            # In updates, as the demo: about 10 minutes on two quiet CPU
-            # cores (BUILD_NOTES.md, Parsing).
+            # In updates, as the demo: sized for a short run on a small CPU
+            # machine (BUILD_NOTES.md, Parsing).
             train_steps=3_800,
             warmup_steps=1_000,
-            # As the demo's: the same F1 at 1.5x the tokens/s where it pays.
+            # As the demo's: the same F1 at more tokens/s where it pays.
             precision="auto",
             steps_per_epoch=50,
             checkpoint_every_minutes=None,

@@ -35,11 +35,19 @@ class TransformerConfig:
     `TransformerConfig.from_preset(name, **overrides)` or `dataclasses.replace`.
     Only builders read a config; layers take plain arguments.
 
-    Example:
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), Table 3.
+        - [Kasai et al., 2021. Deep Encoder, Shallow Decoder: Reevaluating
+          Non-autoregressive Machine Translation](https://arxiv.org/abs/2006.10369)
+          (`num_encoder_layers`).
+        - [Liu, Zhu & Shi, 2018. Improving Sequence-to-Sequence Constituency Parsing](
+          https://doi.org/10.1609/aaai.v32i1.11917), AAAI 2018 (`next_word_pointer`).
 
-    >>> config = TransformerConfig.from_preset("big", source_vocab_size=32000)
-    >>> (config.d_model, config.key_dim, config.dropout)
-    (1024, 64, 0.3)
+    Examples:
+        >>> config = TransformerConfig.from_preset("big", source_vocab_size=32000)
+        >>> (config.d_model, config.key_dim, config.dropout)
+        (1024, 64, 0.3)
     """
 
     num_layers: int = 6  # N, encoder and decoder layers each (§3.1)

@@ -90,11 +90,10 @@ def export_translator(
             version exists and `overwrite` is `False`, or the graph has ops
             TF Serving would not register (the message names them).
 
-    Example:
-
-    >>> path = export_translator(model, tokenizer, "exports/ende")
-    >>> tf.saved_model.load(path).signatures["serving_default"](
-    ...     text=tf.constant(["Hello world."]))["translations"]
+    Examples:
+        >>> path = export_translator(model, tokenizer, "exports/ende")
+        >>> tf.saved_model.load(path).signatures["serving_default"](
+        ...     text=tf.constant(["Hello world."]))["translations"]
     """
     if keras.backend.backend() != "tensorflow":
         raise ValueError(

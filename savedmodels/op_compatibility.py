@@ -126,11 +126,10 @@ def check_serving_ops(
             and where it is used (function and node, and the signatures that
             reach it).
 
-    Example:
-
-    >>> ops = check_serving_ops("exports/ende/1", tf_text_version="2.20")
-    >>> "SentencepieceOp" in ops
-    True
+    Examples:
+        >>> ops = check_serving_ops("exports/ende/1", tf_text_version="2.20")
+        >>> "SentencepieceOp" in ops
+        True
     """
     target = parse_tf_text_version(tf_text_version)
     saved_model_dir = os.fspath(saved_model_dir)
@@ -211,7 +210,8 @@ def _registries():
     the ops `import tensorflow` registers, the installed tensorflow-text's
     version and the ops its import adds.
 
-    Read in a fresh interpreter (about 8 s of importing on a 2-core CPU), then
+    Read in a fresh interpreter (slow: it imports TensorFlow and
+    tensorflow-text), then
     kept on disk for the same installation (`_registry_cache_path`), so that
     later processes (each `keras-transformer export`) read a file instead."""
     path = _registry_cache_path()

@@ -76,14 +76,13 @@ class ServingClient:
             (`version_labels`), instead of `version`.
         timeout: float. Seconds per request. Defaults to `60.0`.
 
-    Example:
-
-    >>> client = ServingClient("localhost:8500", "ende", protocol="grpc")
-    >>> client.serving_default(["Hello world."])["translations"]
-    [['Hallo Welt.']]
-    >>> client.translate(["Hello world."], beam_size=4, alpha=0.6,
-    ...                  max_extra_length=50, n_best=2)["scores"]
-    [[-1.52, -2.07]]
+    Examples:
+        >>> client = ServingClient("localhost:8500", "ende", protocol="grpc")
+        >>> client.serving_default(["Hello world."])["translations"]
+        [['Hallo Welt.']]
+        >>> client.translate(["Hello world."], beam_size=4, alpha=0.6,
+        ...                  max_extra_length=50, n_best=2)["scores"]
+        [[-1.52, -2.07]]
     """
 
     def __init__(

@@ -52,14 +52,13 @@ def serving_config(models: Iterable[Mapping], path=None) -> str:
         ValueError: no models, a duplicate or empty name, a relative
             `base_path`, an unknown key or a bad version policy or label.
 
-    Example:
-
-    >>> text = serving_config(
-    ...     [{"name": "ende", "base_path": "/models/ende"},
-    ...      {"name": "enfr", "base_path": "/models/enfr",
-    ...       "version_policy": ("specific", [1, 2]),
-    ...       "version_labels": {"stable": 1, "canary": 2}}],
-    ...     path="serving/models.config")
+    Examples:
+        >>> text = serving_config(
+        ...     [{"name": "ende", "base_path": "/models/ende"},
+        ...      {"name": "enfr", "base_path": "/models/enfr",
+        ...       "version_policy": ("specific", [1, 2]),
+        ...       "version_labels": {"stable": 1, "canary": 2}}],
+        ...     path="serving/models.config")
     """
     models = list(models)
     if not models:

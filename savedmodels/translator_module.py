@@ -48,10 +48,9 @@ Choices, all recorded in `BUILD_NOTES.md`:
   its own source length + `max_extra_length` (paper §6.1), so the results
   equal Python `translate`'s on the same ids, whose buffer is the exact
   S + `max_extra_length`. The rounding bounds the buffer shapes a server
-  meets: the first request of a new buffer size sets up its kernels (a
-  trained model's single sentence took 0.51 s the first time against 0.39 s
-  after), and the warm-up file (`savedmodels.warmup`) holds one single
-  sentence per reachable size.
+  meets: the first request of a new buffer size sets up its kernels (slower
+  than the requests after it; BUILD_NOTES.md, "Export"), and the warm-up file
+  (`savedmodels.warmup`) holds one single sentence per reachable size.
 - **Empty input** (no piece: empty or whitespace-only text, or a row of only
   pad/eos ids) gives empty translations with score 0.
 - **Invalid UTF-8** is replaced, not refused (`encode_sources`): each invalid
@@ -117,12 +116,11 @@ class TranslatorModule(tf.Module):
             well-formed trees; `ParserModule` passes each request's word
             counts), or `None`.
 
-    Example:
-
-    >>> module = TranslatorModule(model, tokenizer)
-    >>> out = module.serving_default(tf.constant(["Hello world."]))
-    >>> out["translations"].shape  # [B, n]
-    TensorShape([1, 1])
+    Examples:
+        >>> module = TranslatorModule(model, tokenizer)
+        >>> out = module.serving_default(tf.constant(["Hello world."]))
+        >>> out["translations"].shape  # [B, n]
+        TensorShape([1, 1])
     """
 
     def __init__(

@@ -11,9 +11,9 @@ from keras_transformer.cli.error_report import report_error
 from keras_transformer.cli.options import decoding_overrides
 
 # The commands that train, where a fixed mmap threshold returns XLA's freed
-# compile buffers (BUILD_NOTES.md, "Training"). Not the decoding commands:
-# with it, every allocation over 128 KiB is a fresh mmap, and the parsing
-# search ran 1.75x slower (BUILD_NOTES.md, "Parsing speed").
+# compile buffers (BUILD_NOTES.md, "Memory"). Not the decoding commands:
+# with it, every allocation over 128 KiB is a fresh mmap, which made the
+# parsing search slower (docs/experiment-log.md, "glibc's mmap threshold").
 MEMORY_TUNED_COMMANDS = ("train", "demo")
 # The commands that start without what they never use (`startup.LEAN_IMPORTS`).
 LEAN_COMMANDS = ("translate", "parse")

@@ -262,7 +262,7 @@ def add_compute_dtype_argument(parser, default="float32", where="float32", auto=
         default=default,
         help="Decode in bfloat16 instead of float32 (the float32 weights are "
         "rounded to bfloat16 on loading): faster on CPUs with bfloat16 matmuls "
-        "(AVX-512 BF16, AMX), BLEU and F1 within a few tenths (BUILD_NOTES.md)"
+        "(AVX-512 BF16, AMX), BLEU and F1 within a few tenths (docs/results.md)"
         + (
             "; auto: bfloat16 on such a CPU without a GPU or TPU, as training's "
             "--precision auto, else float32"

@@ -69,8 +69,8 @@ def import_tensorflow_quietly(verbose=False, without=()):
 
 # What `translate` and `parse` keep out of TensorFlow's import: TensorFlow
 # Lite imports JAX where it is installed and Keras imports matplotlib's
-# pyplot, about 1 s of a 4-5 s start on the 2-core machine, and neither
-# command draws or uses JAX (BUILD_NOTES.md, "Whole-process parse and
+# pyplot, a noticeable part of the start-up time, and neither command draws
+# or uses JAX (figures in BUILD_NOTES.md, "Whole-process parse and
 # translate").
 LEAN_IMPORTS = ("jax", "matplotlib")
 

@@ -191,7 +191,7 @@ def add_commands(commands):
         "lengths (one shape per bucket pair, counted first), each shape "
         "compiled once and kept in RUN_DIR/xla_cache for resumed runs. "
         "auto (default): on with a GPU or TPU, off on CPUs, where it measured "
-        "no faster (BUILD_NOTES.md, Speed).",
+        "no faster (docs/experiment-log.md, Training on the bucketed pipeline).",
     )
     train.set_defaults(handler=_train)
 

@@ -144,16 +144,22 @@ def beam_search(
             marks an empty slot, possible only when a sentence has fewer than
             K distinct hypotheses.
 
-    Example:
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §6.1.
+        - [Wu et al., 2016. Google's Neural Machine Translation System: Bridging the Gap
+          between Human and Machine Translation](https://arxiv.org/abs/1609.08144), §7
+          (Eq. 14, the length penalty).
 
-    >>> from keras import ops
-    >>> def fn(ids, index, cache):  # every step: p(eos) = 0.6, p(4) = 0.4
-    ...     logits = ops.log(ops.convert_to_tensor([[1e-9, 1e-9, 1e-9, .6, .4]]))
-    ...     return ops.tile(logits, (ops.shape(ids)[0], 1)), cache
-    >>> ids, scores = beam_search(fn, ops.array([2]), (), beam_size=2,
-    ...                           alpha=0.0, eos_id=3, max_length=3)
-    >>> ops.convert_to_numpy(ids).tolist()
-    [[[3, 0, 0], [4, 3, 0]]]
+    Examples:
+        >>> from keras import ops
+        >>> def fn(ids, index, cache):  # every step: p(eos) = 0.6, p(4) = 0.4
+        ...     logits = ops.log(ops.convert_to_tensor([[1e-9, 1e-9, 1e-9, .6, .4]]))
+        ...     return ops.tile(logits, (ops.shape(ids)[0], 1)), cache
+        >>> ids, scores = beam_search(fn, ops.array([2]), (), beam_size=2,
+        ...                           alpha=0.0, eos_id=3, max_length=3)
+        >>> ops.convert_to_numpy(ids).tolist()
+        [[[3, 0, 0], [4, 3, 0]]]
     """
     if not isinstance(beam_size, int) or beam_size < 1:
         raise ValueError(

@@ -64,9 +64,9 @@ def top_k_by_blocks(x, k, block_size=16):
     The row is cut into blocks of `block_size`; the k best elements lie in the
     k blocks with the best maxima (each of those k maxima is at least as good
     as any element outside them), so a full top-k runs only over those
-    k * block_size candidates. On a 2-core CPU, beam search's per-beam top-8
-    over 8,000 logits took about half the time of one top-k over the row
-    (BUILD_NOTES.md, "Speed"). The result is exactly `ops.top_k`'s, ties
+    k * block_size candidates, which is faster on CPU for beam search's
+    per-beam top-2K over the vocabulary (figures in docs/experiment-log.md,
+    "Decoding speed and the search's design"). The result is exactly `ops.top_k`'s, ties
     included: the k blocks are gathered in their original order, so equal
     values still come lowest index first. Rows shorter than four times
     `k * block_size` use `ops.top_k` directly.

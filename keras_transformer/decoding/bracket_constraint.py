@@ -93,12 +93,17 @@ class BracketConstraint:
 
     Every other id (padding, unknown, bos) is never generated.
 
-    Example:
+    References:
+        - [Vinyals et al., 2015. Grammar as a Foreign Language](
+          https://arxiv.org/abs/1412.7449) (the linearized trees).
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §6.3.
 
-    >>> constraint = BracketConstraint(8, word_ids=[4], open_ids=[5],
-    ...                                close_ids=[6], eos_id=3)
-    >>> ids, scores = translate(model, source_ids, config,
-    ...                         constraint=constraint, word_counts=[2, 5])
+    Examples:
+        >>> constraint = BracketConstraint(8, word_ids=[4], open_ids=[5],
+        ...                                close_ids=[6], eos_id=3)
+        >>> ids, scores = translate(model, source_ids, config,
+        ...                         constraint=constraint, word_counts=[2, 5])
     """
 
     def __init__(

@@ -62,10 +62,9 @@ def compiled_translate(
     Returns:
         A callable taking int `source_ids` `[B, S]` (and `word_counts`).
 
-    Example:
-
-    >>> fn = compiled_translate(model, DecodingConfig(method="greedy"))
-    >>> ids, scores = fn(source_ids)
+    Examples:
+        >>> fn = compiled_translate(model, DecodingConfig(method="greedy"))
+        >>> ids, scores = fn(source_ids)
     """
     config = check_decoding_config(config)
 

@@ -34,12 +34,18 @@ class DecodingConfig:
     `alpha` and `max_extra_length` may be tensors; only Python values are
     checked here, tensors are checked in the graph by the caller.
 
-    Example:
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §6.1.
+        - [Wu et al., 2016. Google's Neural Machine Translation System: Bridging the Gap
+          between Human and Machine Translation](https://arxiv.org/abs/1609.08144), §7
+          (Eq. 14, the length penalty).
 
-    >>> config = DecodingConfig()
-    >>> (config.beam_size, config.alpha, config.max_extra_length)
-    (4, 0.6, 50)
-    >>> greedy = dataclasses.replace(config, method="greedy")
+    Examples:
+        >>> config = DecodingConfig()
+        >>> (config.beam_size, config.alpha, config.max_extra_length)
+        (4, 0.6, 50)
+        >>> greedy = dataclasses.replace(config, method="greedy")
     """
 
     method: str = "beam"  # "beam", "greedy" or "sample"

@@ -60,8 +60,8 @@ def first_max_index(logits):
     """`argmax` over the last axis (the first index among equal maxima).
 
     As a max and a min reduction: XLA on CPU runs `argmax`'s paired
-    (value, index) reduction about 2x slower than the two plain ones
-    (BUILD_NOTES.md, "Speed").
+    (value, index) reduction slower than the two plain ones (figures in
+    docs/experiment-log.md, "Decoding speed and the search's design").
 
     Args:
         logits: float tensor `[..., V]`.

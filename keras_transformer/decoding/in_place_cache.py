@@ -2,11 +2,11 @@
 
 `keras.ops.slice_update` is XLA's `DynamicUpdateSlice` op on the TensorFlow
 backend. Under XLA it writes in place; in a plain TensorFlow graph it runs as
-a one-op XLA computation that copies the whole cache for every write: 0.33 ms
-per write of a `[64, 4, 40, 64]` cache, 6 cache writes per decoder step of
-`small`. TensorFlow's `InplaceUpdate` op writes rows of its input's buffer
-without copying it: greedy 5% and beam 4 12% faster on a 2-core CPU
-(BUILD_NOTES.md, "Side by side with CTranslate2").
+a one-op XLA computation that copies the whole cache for every write (6
+cache writes per decoder step of `small`). TensorFlow's `InplaceUpdate` op
+writes rows of its input's buffer without copying it, which makes greedy
+and beam search faster on CPU (figures in docs/experiment-log.md, "Side by side
+with CTranslate2").
 
 That is safe only for caches nobody else reads. `owned_caches` gives
 `translate` such caches: a private copy (`DeepCopy`, a stateful op that

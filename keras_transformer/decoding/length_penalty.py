@@ -24,12 +24,18 @@ def length_penalty(length, alpha, normalization="gnmt"):
     Returns:
         A float32 tensor shaped like `length`.
 
-    Example:
+    References:
+        - [Wu et al., 2016. Google's Neural Machine Translation System: Bridging the Gap
+          between Human and Machine Translation](https://arxiv.org/abs/1609.08144), §7
+          (Eq. 14).
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §6.1.
 
-    >>> float(length_penalty(7, 1.0))
-    2.0
-    >>> float(length_penalty(7, 1.0, "average"))
-    7.0
+    Examples:
+        >>> float(length_penalty(7, 1.0))
+        2.0
+        >>> float(length_penalty(7, 1.0, "average"))
+        7.0
     """
     length = ops.cast(length, "float32")
     if normalization == "average":

@@ -204,9 +204,10 @@ def translate(
     K slots per position and each beam's history is recorded apart
     (`_beam_shared_step`), so reordering beams moves no keys or values, while
     attention reads all K * T slots of the sentence through a mask. Otherwise
-    there is one cache row per beam, gathered every step. Same results; on a
-    2-core CPU, beam 4 over 40 tokens took 1.55 s instead of 1.93 s under XLA
-    and the same time in graph mode (BUILD_NOTES.md, "Speed").
+    there is one cache row per beam, gathered every step. Same results; the
+    shared cache is faster under XLA on CPU (no gather of the caches) and as
+    fast in graph mode (figures in docs/experiment-log.md,
+    "Decoding speed and the search's design").
 
     Args:
         model: a `Transformer` (anything with `encode`, `init_cache` taking
@@ -242,10 +243,16 @@ def translate(
         `log P(y | x) / ((5 + |y|) / 6) ** alpha`, `|y|` counting eos. N is
         `config.num_hypotheses`: the beam size for beam search, 1 otherwise.
 
-    Example:
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §6.1.
+        - [Wu et al., 2016. Google's Neural Machine Translation System: Bridging the Gap
+          between Human and Machine Translation](https://arxiv.org/abs/1609.08144), §7
+          (Eq. 14, the length penalty).
 
-    >>> ids, scores = translate(model, source_ids, DecodingConfig(beam_size=4))
-    >>> best = ids[:, 0]  # [B, T]
+    Examples:
+        >>> ids, scores = translate(model, source_ids, DecodingConfig(beam_size=4))
+        >>> best = ids[:, 0]  # [B, T]
     """
     config = check_decoding_config(config)
     if config.constrain_brackets and constraint is None:

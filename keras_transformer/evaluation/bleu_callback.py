@@ -43,12 +43,17 @@ class BleuCallback(keras.callbacks.Callback):
         bos_id: int. Defaults to `BOS_ID` (2).
         eos_id: int. Defaults to `EOS_ID` (3).
 
-    Example:
+    References:
+        - [Papineni et al., 2002. BLEU: a Method for Automatic Evaluation of Machine
+          Translation](https://aclanthology.org/P02-1040/).
+        - [Post, 2018. A Call for Clarity in Reporting BLEU Scores](
+          https://aclanthology.org/W18-6319/).
 
-    >>> callback = BleuCallback(dev_sources, dev_references, tokenize,
-    ...                         detokenize, target_language="de",
-    ...                         every_n_steps=2000)
-    >>> model.fit(dataset, callbacks=[callback])
+    Examples:
+        >>> callback = BleuCallback(dev_sources, dev_references, tokenize,
+        ...                         detokenize, target_language="de",
+        ...                         every_n_steps=2000)
+        >>> model.fit(dataset, callbacks=[callback])
     """
 
     def __init__(

@@ -42,10 +42,9 @@ def primary_language(target_language):
     Returns:
         str or `None`.
 
-    Example:
-
-    >>> primary_language("zh_TW")
-    'zh'
+    Examples:
+        >>> primary_language("zh_TW")
+        'zh'
     """
     if target_language is None:
         return None
@@ -84,10 +83,9 @@ def bleu_tokenizer(target_language):
             or Korean and MeCab or its dictionary cannot be imported (the
             message names the extra to install).
 
-    Example:
-
-    >>> bleu_tokenizer("zh-Hans"), bleu_tokenizer("de"), bleu_tokenizer(None)
-    ('zh', '13a', '13a')
+    Examples:
+        >>> bleu_tokenizer("zh-Hans"), bleu_tokenizer("de"), bleu_tokenizer(None)
+        ('zh', '13a', '13a')
     """
     language = primary_language(target_language)
     if language in _CHINESE:

@@ -315,12 +315,16 @@ def evalb(
         ValueError: the numbers of lines differ (not `evalb_compatible`), or
             (`evalb_compatible`) the errors reach EVALB's limit.
 
-    Example:
+    References:
+        - [Sekine & Collins, 1997. EVALB](https://nlp.cs.nyu.edu/evalb/).
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §6.3 (Table 4).
 
-    >>> result = evalb(["(S (NP (DT a) (NN b)) (VP (VB c)))"],
-    ...                ["(S (NP (DT a)) (VP (NN b) (VB c)))"])
-    >>> round(result.all.f_measure, 2), result.all.tagging_accuracy
-    (33.33, 100.0)
+    Examples:
+        >>> result = evalb(["(S (NP (DT a) (NN b)) (VP (VB c)))"],
+        ...                ["(S (NP (DT a)) (VP (NN b) (VB c)))"])
+        >>> round(result.all.f_measure, 2), result.all.tagging_accuracy
+        (33.33, 100.0)
     """
     params = EvalbParams.collins() if params is None else params
     gold_lines, test_lines = _lines(gold_lines), _lines(test_lines)

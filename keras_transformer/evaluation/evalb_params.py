@@ -24,11 +24,10 @@ class EvalbParams:
     The paper's setting is `EvalbParams.collins()`, read from the bundled
     `COLLINS.prm`; `EvalbParams.from_file(path)` reads any EVALB `.prm` file.
 
-    Example:
-
-    >>> params = EvalbParams.parse("LABELED 0\\nDELETE_LABEL TOP\\n")
-    >>> params.labeled, params.delete_labels
-    (False, ('TOP',))
+    Examples:
+        >>> params = EvalbParams.parse("LABELED 0\\nDELETE_LABEL TOP\\n")
+        >>> params.labeled, params.delete_labels
+        (False, ('TOP',))
     """
 
     debug: int = 0  # DEBUG: EVALB's per-sentence dump; read and ignored

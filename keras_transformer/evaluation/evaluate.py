@@ -79,10 +79,9 @@ def translate_texts(
     Returns:
         A list of str, one translation per source.
 
-    Example:
-
-    >>> translate_texts(model, ["Hello."], tokenize, detokenize,
-    ...                 DecodingConfig(method="greedy"))
+    Examples:
+        >>> translate_texts(model, ["Hello."], tokenize, detokenize,
+        ...                 DecodingConfig(method="greedy"))
     """
     fn = translate_fn or compiled_translate(
         model,
@@ -190,11 +189,10 @@ def evaluate(
     Returns:
         The dict of `score_translations`, plus `hypotheses` (list of str).
 
-    Example:
-
-    >>> result = evaluate(model, sources, references, tokenize, detokenize,
-    ...                   target_language="de")
-    >>> result["bleu"], result["bleu_signature"], result["chrf"]
+    Examples:
+        >>> result = evaluate(model, sources, references, tokenize, detokenize,
+        ...                   target_language="de")
+        >>> result["bleu"], result["bleu_signature"], result["chrf"]
     """
     config = check_decoding_config(config)
     tokenize = bleu_tokenizer(target_language)

@@ -67,10 +67,9 @@ def split_compounds(text):
     Returns:
         str.
 
-    Example:
-
-    >>> split_compounds("a well-known fact")
-    'a well ##AT##-##AT## known fact'
+    Examples:
+        >>> split_compounds("a well-known fact")
+        'a well ##AT##-##AT## known fact'
     """
     return _COMPOUND.sub(r"\1 ##AT##-##AT## \2", text)
 
@@ -87,10 +86,17 @@ def paper_style_bleu(hypotheses, references, target_language):
     Returns:
         float, BLEU in [0, 100].
 
-    Example:
+    References:
+        - [Papineni et al., 2002. BLEU: a Method for Automatic Evaluation of Machine
+          Translation](https://aclanthology.org/P02-1040/).
+        - [Post, 2018. A Call for Clarity in Reporting BLEU Scores](
+          https://aclanthology.org/W18-6319/) (why tokenized BLEU is not comparable).
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), Table 2.
 
-    >>> round(paper_style_bleu(["the cat sat ."], ["the cat sat ."], "de"), 2)
-    100.0
+    Examples:
+        >>> round(paper_style_bleu(["the cat sat ."], ["the cat sat ."], "de"), 2)
+        100.0
     """
     check_paper_style_language(target_language)
     if len(hypotheses) != len(references):

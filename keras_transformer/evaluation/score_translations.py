@@ -43,13 +43,19 @@ def score_translations(
         scores), `bleu_detail` (sacreBLEU's one-line summary), `num_sentences`;
         with `paper_style`, also `paper_style_bleu` and `paper_style_label`.
 
-    Example:
+    References:
+        - [Papineni et al., 2002. BLEU: a Method for Automatic Evaluation of Machine
+          Translation](https://aclanthology.org/P02-1040/).
+        - [Post, 2018. A Call for Clarity in Reporting BLEU Scores](
+          https://aclanthology.org/W18-6319/) (sacreBLEU and its signatures).
 
-    >>> score_translations(["the cat sat"], ["the cat sat"])["chrf"]
-    100.0
-    >>> result = score_translations(["我喜欢猫"], ["我喜欢猫"], target_language="zh")
-    >>> "tok:zh" in result["bleu_signature"]
-    True
+    Examples:
+        >>> score_translations(["the cat sat"], ["the cat sat"])["chrf"]
+        100.0
+        >>> result = score_translations(["我喜欢猫"], ["我喜欢猫"],
+        ...                             target_language="zh")
+        >>> "tok:zh" in result["bleu_signature"]
+        True
     """
     if len(hypotheses) != len(references):
         raise ValueError(

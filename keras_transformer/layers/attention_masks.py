@@ -56,6 +56,10 @@ def causal_attention_mask(query_length, key_length, query_offset=0):
 
     Returns:
         A bool tensor of shape `[T, key_length]`.
+
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §3.2.3.
     """
     query_positions = ops.arange(query_length) + ops.cast(query_offset, "int32")
     key_positions = ops.arange(key_length)

@@ -88,12 +88,15 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
         `attention_output` `[B, T, D]`; then the attention weights if
         `return_attention_scores`; then the updated cache if `cache` was given.
 
-    Example:
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §3.2.1-3.2.3 (Eq. 1).
 
-    >>> layer = CachedMultiHeadAttention(num_heads=2, key_dim=4)
-    >>> x = keras.random.normal((1, 3, 8))
-    >>> layer(x, x).shape
-    (1, 3, 8)
+    Examples:
+        >>> layer = CachedMultiHeadAttention(num_heads=2, key_dim=4)
+        >>> x = keras.random.normal((1, 3, 8))
+        >>> layer(x, x).shape
+        (1, 3, 8)
     """
 
     def call(
@@ -316,9 +319,10 @@ def _project(dense, inputs, contracted_dims):
     the first ones of the kernel (`[D] x [D, H, d] -> [H, d]` for queries, keys
     and values; `[H, d_v] x [H, d_v, D] -> [D]` for the output). Keras' TF
     backend runs those einsums as broadcast 3-D x 2-D matmuls; flattening to
-    `[B*T, D] x [D, H*d]` gives the same numbers 2.5x faster on CPU (measured,
-    BUILD_NOTES.md), with the same weights. Quantized or LoRA layers keep the
-    layer's own call.
+    `[B*T, D] x [D, H*d]` gives the same numbers faster on CPU (one large
+    matmul instead of a batch of small ones; figures in
+    docs/experiment-log.md, "Attention projections as 2-D matmuls"), with the
+    same weights. Quantized or LoRA layers keep the layer's own call.
     """
     if getattr(dense, "quantization_mode", None) or getattr(
         dense, "lora_enabled", False

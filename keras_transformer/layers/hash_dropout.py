@@ -69,13 +69,13 @@ class HashDropout(keras.layers.Dropout):
     position keyed by the seed, instead of TensorFlow's stateless Philox
     kernel.
 
-    Why: under XLA on a 2-core CPU, TensorFlow's stateless random kernels
-    behind Keras' dropout took about 250 ms of the small config's 1.28 s
-    training step (17 dropout sites), and the step ran 0.73-0.76 s with this
-    mask against 0.80-0.91 s with Keras' (BUILD_NOTES.md, "Speed"). The hash
-    is a dozen integer element-wise ops that XLA fuses into the masking
-    itself. Integer arithmetic is exact, so the masks are bit-identical on
-    every backend and device for the same seed.
+    Why: under XLA on CPU, TensorFlow's stateless random kernels behind
+    Keras' dropout took a sizeable share of the small config's training step
+    (17 dropout sites), and the step ran faster with this mask than with
+    Keras' (figures in docs/experiment-log.md, "Dropout masks from a
+    position hash"). The hash is a dozen integer element-wise ops that XLA fuses into
+    the masking itself. Integer arithmetic is exact, so the masks are
+    bit-identical on every backend and device for the same seed.
 
     The keep test compares 32 bits against `round(rate * 2^32)`, so the drop
     probability is `rate` to within 2^-32.
@@ -92,13 +92,18 @@ class HashDropout(keras.layers.Dropout):
         inputs: tensor of any shape.
         training: bool. Drop only when `True`.
 
-    Example:
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §5.4.
+        - [Srivastava et al., 2014. Dropout: A Simple Way to Prevent Neural Networks
+          from Overfitting](https://jmlr.org/papers/v15/srivastava14a.html).
 
-    >>> layer = HashDropout(0.5, seed=1)
-    >>> x = keras.ops.ones((2, 4))
-    >>> y = layer(x, training=True)  # entries 0.0 or 2.0
-    >>> bool(keras.ops.all((y == 0.0) | (y == 2.0)))
-    True
+    Examples:
+        >>> layer = HashDropout(0.5, seed=1)
+        >>> x = keras.ops.ones((2, 4))
+        >>> y = layer(x, training=True)  # entries 0.0 or 2.0
+        >>> bool(keras.ops.all((y == 0.0) | (y == 2.0)))
+        True
     """
 
     def call(self, inputs, training=False):
@@ -126,8 +131,8 @@ def scale_kept(inputs, keep, factor):
     pass needs the boolean mask alone: 1 byte per element. Autodiff of
     `inputs * scale` keeps the float `scale` (4 bytes per element, 32 dropout
     sites in the `base` training step); of `where(keep, inputs * scale, 0)`,
-    XLA kept more still (peak memory of the `base` step 7.8 GB against 6.6 GB,
-    BUILD_NOTES.md, "Speed").
+    XLA kept more still (a higher peak memory of the `base` step; figures in
+    docs/experiment-log.md, "Dropout masks from a position hash").
 
     Args:
         inputs: float tensor.

@@ -35,11 +35,15 @@ class LeanLayerNormalization(keras.layers.LayerNormalization):
     Returns:
         A tensor of the inputs' shape.
 
-    Example:
+    References:
+        - [Ba et al., 2016. Layer Normalization](https://arxiv.org/abs/1607.06450).
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §3.1.
 
-    >>> norm = LeanLayerNormalization(epsilon=1e-6)
-    >>> norm(keras.ops.ones((2, 3, 8))).shape
-    (2, 3, 8)
+    Examples:
+        >>> norm = LeanLayerNormalization(epsilon=1e-6)
+        >>> norm(keras.ops.ones((2, 3, 8))).shape
+        (2, 3, 8)
     """
 
     def call(self, inputs):

@@ -30,11 +30,16 @@ class LearnedPositionEmbedding(keras.layers.Layer):
     Returns:
         A tensor `[B, T, D]`.
 
-    Example:
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §3.5 and Table 3 row (E).
+        - [Gehring et al., 2017. Convolutional Sequence to Sequence Learning](
+          https://arxiv.org/abs/1705.03122) (the paper's [9]).
 
-    >>> pe = LearnedPositionEmbedding(sequence_length=16)
-    >>> pe(keras.ops.zeros((1, 5, 8))).shape
-    (1, 5, 8)
+    Examples:
+        >>> pe = LearnedPositionEmbedding(sequence_length=16)
+        >>> pe(keras.ops.zeros((1, 5, 8))).shape
+        (1, 5, 8)
     """
 
     def __init__(self, sequence_length, initializer="glorot_uniform", **kwargs):

@@ -33,6 +33,10 @@ def masked_softmax(scores, mask):
 
     Returns:
         The probabilities, in the scores' shape and dtype.
+
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §3.2.3 (masking by setting scores to -inf).
     """
     # keras.layers.Softmax's fill value: -1e9 overflows float16.
     float16 = keras.backend.standardize_dtype(scores.dtype) == "float16"

@@ -53,11 +53,12 @@ class NextWordPointer(keras.layers.Layer):
     word-initial piece of the source and runs to the next one (or to eos or
     padding); h_n is the encoder output at its first piece (`pooling="first"`)
     or the mean over its pieces (`"mean"`: a word's last pieces carry its
-    suffix, "-ing", "-s", which a tagging parser needs; BUILD_NOTES.md,
-    "Parsing", measures both). The returned vector is `W h_n + b` (`W` and
-    `b` learned), zero once every word is covered (or for words cut off with
-    a truncated source). The
-    Transformer adds it to the decoder's input embeddings. Not in the paper:
+    suffix, "-ing", "-s", which a tagging parser needs;
+    docs/experiment-log.md, "The pointer's word vector, and levers after it",
+    measures both). The returned vector is `W h_n + b` (`W` and `b`
+    learned), zero once every word is covered (or for words cut off with a
+    truncated source). The Transformer adds it to the decoder's input
+    embeddings. Not in the paper:
     an option of the model (`next_word_pointer`), a stated deviation
     (BUILD_NOTES.md, "Parsing").
 
@@ -106,14 +107,23 @@ class NextWordPointer(keras.layers.Layer):
         A tensor `[B, T, D]`; with `distance_window`, a tuple of it and the
         cross-attention bias `[B, num_heads, T, S]`.
 
-    Example:
+    References:
+        - [Ma et al., 2017. Deterministic Attention for Sequence-to-Sequence Constituent
+          Parsing](https://doi.org/10.1609/aaai.v31i1.10967), AAAI 2017.
+        - [Liu, Zhu & Shi, 2018. Improving Sequence-to-Sequence Constituency Parsing](
+          https://doi.org/10.1609/aaai.v32i1.11917), AAAI 2018.
+        - [Vinyals et al., 2015. Grammar as a Foreign Language](
+          https://arxiv.org/abs/1412.7449) (the linearized trees).
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §6.3.
 
-    >>> pointer = NextWordPointer(10, 6, hidden_dim=4)
-    >>> pointer.set_vocabularies(word_start_ids=[4, 5], word_symbol_ids=[4])
-    >>> ids = keras.ops.convert_to_tensor([[4, 6, 5, 3]])
-    >>> pointer(keras.ops.convert_to_tensor([[2, 4, 5]]), ids,
-    ...         keras.ops.zeros((1, 4, 4))).shape
-    (1, 3, 4)
+    Examples:
+        >>> pointer = NextWordPointer(10, 6, hidden_dim=4)
+        >>> pointer.set_vocabularies(word_start_ids=[4, 5], word_symbol_ids=[4])
+        >>> ids = keras.ops.convert_to_tensor([[4, 6, 5, 3]])
+        >>> pointer(keras.ops.convert_to_tensor([[2, 4, 5]]), ids,
+        ...         keras.ops.zeros((1, 4, 4))).shape
+        (1, 3, 4)
     """
 
     def __init__(

@@ -43,11 +43,14 @@ class PositionWiseFeedForward(keras.layers.Layer):
     Returns:
         A tensor `[B, T, D]`.
 
-    Example:
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §3.3 (Eq. 2).
 
-    >>> ffn = PositionWiseFeedForward(intermediate_dim=16)
-    >>> ffn(keras.ops.ones((2, 3, 8))).shape
-    (2, 3, 8)
+    Examples:
+        >>> ffn = PositionWiseFeedForward(intermediate_dim=16)
+        >>> ffn(keras.ops.ones((2, 3, 8))).shape
+        (2, 3, 8)
     """
 
     def __init__(

@@ -43,11 +43,16 @@ class ScaledReversibleEmbedding(keras.layers.ReversibleEmbedding):
     Returns:
         `[B, T, D]` embeddings, or `[B, T, V]` logits when `reverse=True`.
 
-    Example:
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §3.4.
+        - [Press & Wolf, 2017. Using the Output Embedding to Improve Language Models](
+          https://arxiv.org/abs/1608.05859) (the paper's [30], the shared weights).
 
-    >>> embedding = ScaledReversibleEmbedding(input_dim=10, output_dim=4)
-    >>> embedding(keras.ops.ones((2, 3), "int32")).shape
-    (2, 3, 4)
+    Examples:
+        >>> embedding = ScaledReversibleEmbedding(input_dim=10, output_dim=4)
+        >>> embedding(keras.ops.ones((2, 3), "int32")).shape
+        (2, 3, 4)
     """
 
     def __init__(

@@ -40,11 +40,14 @@ class SinusoidalPositionEncoding(keras.layers.Layer):
     Returns:
         A tensor `[B, T, D]` in the layer's compute dtype.
 
-    Example:
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §3.5.
 
-    >>> pe = SinusoidalPositionEncoding()
-    >>> pe(keras.ops.zeros((1, 5, 8))).shape
-    (1, 5, 8)
+    Examples:
+        >>> pe = SinusoidalPositionEncoding()
+        >>> pe(keras.ops.zeros((1, 5, 8))).shape
+        (1, 5, 8)
     """
 
     def __init__(self, max_wavelength=10000, layout="interleaved", **kwargs):

@@ -95,12 +95,20 @@ class TransformerDecoderBlock(TransformerBlockBase):
         cross-attention weights; then, with `self_attention_cache`, the updated
         cache.
 
-    Example:
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §3.1, §3.2.3 and §5.4.
+        - [He et al., 2016. Deep Residual Learning for Image Recognition](
+          https://arxiv.org/abs/1512.03385) (the residual connections).
+        - [Ba et al., 2016. Layer Normalization](https://arxiv.org/abs/1607.06450).
+        - [Xiong et al., 2020. On Layer Normalization in the Transformer Architecture](
+          https://arxiv.org/abs/2002.04745) (pre-norm, `normalize_first=True`).
 
-    >>> block = TransformerDecoderBlock(num_heads=2, intermediate_dim=16)
-    >>> target, source = keras.ops.ones((2, 3, 8)), keras.ops.ones((2, 5, 8))
-    >>> block(target, source).shape
-    (2, 3, 8)
+    Examples:
+        >>> block = TransformerDecoderBlock(num_heads=2, intermediate_dim=16)
+        >>> target, source = keras.ops.ones((2, 3, 8)), keras.ops.ones((2, 5, 8))
+        >>> block(target, source).shape
+        (2, 3, 8)
     """
 
     def build(self, decoder_sequence_shape, encoder_sequence_shape=None):

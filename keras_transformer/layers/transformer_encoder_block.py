@@ -51,11 +51,19 @@ class TransformerEncoderBlock(TransformerBlockBase):
     Returns:
         A tensor `[B, S, D]`, and the attention weights if asked for.
 
-    Example:
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §3.1 and §5.4.
+        - [He et al., 2016. Deep Residual Learning for Image Recognition](
+          https://arxiv.org/abs/1512.03385) (the residual connections).
+        - [Ba et al., 2016. Layer Normalization](https://arxiv.org/abs/1607.06450).
+        - [Xiong et al., 2020. On Layer Normalization in the Transformer Architecture](
+          https://arxiv.org/abs/2002.04745) (pre-norm, `normalize_first=True`).
 
-    >>> block = TransformerEncoderBlock(num_heads=2, intermediate_dim=16)
-    >>> block(keras.ops.ones((2, 3, 8))).shape
-    (2, 3, 8)
+    Examples:
+        >>> block = TransformerEncoderBlock(num_heads=2, intermediate_dim=16)
+        >>> block(keras.ops.ones((2, 3, 8))).shape
+        (2, 3, 8)
     """
 
     def build(self, inputs_shape):

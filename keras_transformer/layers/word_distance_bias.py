@@ -35,12 +35,18 @@ class WordDistanceBias(keras.layers.Layer):
     Returns:
         A tensor `[B, num_heads, Q, S]`.
 
-    Example:
+    References:
+        - [Shaw et al., 2018. Self-Attention with Relative Position Representations](
+          https://aclanthology.org/N18-2074/).
+        - [Raffel et al., 2020. Exploring the Limits of Transfer Learning with a Unified
+          Text-to-Text Transformer](https://arxiv.org/abs/1910.10683) (bucketed relative
+          position biases).
 
-    >>> bias = WordDistanceBias(window=2, num_heads=3)
-    >>> words = keras.ops.convert_to_tensor([[0, 0, 1, -1]])
-    >>> bias(words, words).shape
-    (1, 3, 4, 4)
+    Examples:
+        >>> bias = WordDistanceBias(window=2, num_heads=3)
+        >>> words = keras.ops.convert_to_tensor([[0, 0, 1, -1]])
+        >>> bias(words, words).shape
+        (1, 3, 4, 4)
     """
 
     def __init__(self, window, num_heads, **kwargs):

@@ -18,13 +18,12 @@ def build_transformer(config: TransformerConfig, dtype=None, **kwargs) -> Transf
         A `Transformer` with inputs `source_ids` [B, S], `target_ids` [B, T] and
         float32 logits [B, T, V].
 
-    Example:
-
-    >>> config = TransformerConfig.from_preset(
-    ...     "base", num_layers=1, d_model=16, d_ff=32, num_heads=2,
-    ...     source_vocab_size=50)
-    >>> build_transformer(config).count_params()
-    6368
+    Examples:
+        >>> config = TransformerConfig.from_preset(
+        ...     "base", num_layers=1, d_model=16, d_ff=32, num_heads=2,
+        ...     source_vocab_size=50)
+        >>> build_transformer(config).count_params()
+        6368
     """
     return Transformer(
         source_vocab_size=config.source_vocab_size,

@@ -30,13 +30,12 @@ class CachedDecoding:
     A mixin of `Transformer`: it uses its `_encode`, `_decode` and
     `decoder_blocks`.
 
-    Example:
-
-    >>> encoder_output, source_mask = model.encode(source_ids)
-    >>> self_caches, encoder_cache = model.init_cache(
-    ...     encoder_output, source_mask, max_length=8)
-    >>> logits, self_caches = model.decode_step(
-    ...     bos_ids, 0, self_caches, encoder_cache)  # [B, 1] -> [B, 1, V]
+    Examples:
+        >>> encoder_output, source_mask = model.encode(source_ids)
+        >>> self_caches, encoder_cache = model.init_cache(
+        ...     encoder_output, source_mask, max_length=8)
+        >>> logits, self_caches = model.decode_step(
+        ...     bos_ids, 0, self_caches, encoder_cache)  # [B, 1] -> [B, 1, V]
     """
 
     def encode(self, source_ids, training=False):

@@ -99,13 +99,22 @@ class Transformer(
         dtype: dtype policy of every layer (e.g. `"mixed_bfloat16"`).
         **kwargs: `keras.Model` arguments (`name`, ...).
 
-    Example:
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §3 and Figure 1.
+        - [Kasai et al., 2021. Deep Encoder, Shallow Decoder: Reevaluating
+          Non-autoregressive Machine Translation](https://arxiv.org/abs/2006.10369)
+          (`num_encoder_layers`, not in the paper).
+        - [Liu, Zhu & Shi, 2018. Improving Sequence-to-Sequence Constituency Parsing](
+          https://doi.org/10.1609/aaai.v32i1.11917), AAAI 2018 (`next_word_pointer`, not
+          in the paper).
 
-    >>> model = Transformer(source_vocab_size=20, num_layers=1, hidden_dim=8,
-    ...                     intermediate_dim=16, num_heads=2)
-    >>> ids = keras.ops.ones((2, 5), "int32")
-    >>> model({"source_ids": ids, "target_ids": ids}).shape
-    (2, 5, 20)
+    Examples:
+        >>> model = Transformer(source_vocab_size=20, num_layers=1, hidden_dim=8,
+        ...                     intermediate_dim=16, num_heads=2)
+        >>> ids = keras.ops.ones((2, 5), "int32")
+        >>> model({"source_ids": ids, "target_ids": ids}).shape
+        (2, 5, 20)
     """
 
     def __init__(

@@ -87,7 +87,7 @@ def parser_search(loaded, config, jit_compile=False, dynamic_shapes=False):
     """`parse_sentences`' `translate_fn`: the search of `config` (with the
     recipe's constraint) compiled once, for a caller that parses again and
     again (the demo's dev F1 at each checkpoint, streaming `parse`). Graph
-    mode by default, the faster path on CPUs (BUILD_NOTES.md, "Speed");
+    mode by default, the faster path on CPUs (BUILD_NOTES.md, "Parsing speed");
     `jit_compile` and `dynamic_shapes` as `compiled_translate`."""
     return compiled_translate(
         loaded.model,

@@ -7,16 +7,15 @@ runs the same constrained search and de-linearization in TensorFlow ops. Both
 stream as `Translator` does (`translation.line_streaming`): length-sorted
 batches within a budget of tree symbols, outputs in input order.
 
-Example:
+Examples:
+    ```python
+    from keras_transformer import Parser
 
-```python
-from keras_transformer import Parser
-
-parser = Parser.from_run("keras-transformer-parsing-demo")
-trees = parser.parse(["The cat sat on the mat ."])
-print(trees[0])  # (TOP (S (NP (XX The) (XX cat)) (VP ...)))
-parser.parse_file("sentences.txt", "trees.txt")
-```
+    parser = Parser.from_run("keras-transformer-parsing-demo")
+    trees = parser.parse(["The cat sat on the mat ."])
+    print(trees[0])  # (TOP (S (NP (XX The) (XX cat)) (VP ...)))
+    parser.parse_file("sentences.txt", "trees.txt")
+    ```
 """
 
 import pipelines
@@ -52,9 +51,9 @@ def parse_cost(text):
 # `search="auto"`: inputs of more lines than this (or of an unknown count,
 # stdin) compile each batch shape with XLA, whose steps are faster; shorter
 # ones run one graph-mode search for every shape, which compiles once
-# (BUILD_NOTES.md, "Parsing speed": with `gum_parsing`'s model the two meet
-# at about 2,500 sentences at beam 4 and 6,300 greedy on the 2-core machine
-# when XLA compiles every shape; from the compile cache, earlier).
+# (docs/experiment-log.md, "Parsing speed", has where the two meet with
+# `gum_parsing`'s model when XLA compiles every shape; from the compile
+# cache, they meet earlier).
 XLA_FROM_LINES = 2000
 
 SEARCHES = ("auto", "xla", "graph")
@@ -155,6 +154,13 @@ class Parser(TextSearch):
     def from_export(cls, export_dir):
         """The parser of a parsing run's exported SavedModel version.
 
+        Args:
+            export_dir: str. The export's version folder
+                (`<run_dir>/export/<version>`).
+
+        Returns:
+            A `Parser`.
+
         Raises:
             FileNotFoundError: the folder is missing.
             ValueError: not an export of this package, a damaged one, or a
@@ -235,15 +241,24 @@ class Parser(TextSearch):
         tree a line in a file (or stdout), streaming (`stream_trees`).
 
         Args:
+            input_path: str. A file, or `"-"` for stdin (as
+                `Translator.translate_file`).
+            output_path: str. A file, or `"-"` (the default) for stdout.
+            progress: a text stream for a progress line (e.g. `sys.stderr`),
+                or `None` (the default) for none.
+            batch_tokens: int or `None`. As `parse`.
+            batch_size: int. As `parse`. Defaults to `PARSE_BATCH_SIZE`.
             total: int or `None`. The input's number of lines when the
                 caller has counted them (`count_lines`); `None` counts them
                 here, checking each, before anything is written.
-            The others: as `parse` and `Translator.translate_file`.
+            **overrides: as `parse`.
 
         Returns:
             int, the number of lines parsed.
 
-        Raises: as `parse` and `Translator.translate_file`.
+        Raises:
+            FileNotFoundError: the input file is missing.
+            ValueError: as `parse` and `Translator.translate_file`.
         """
         decoding = self.decoding_with(**overrides)
         if total is None:

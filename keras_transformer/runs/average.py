@@ -28,6 +28,10 @@ def average(run_dir, last=None, verbose=0):
 
     Returns:
         The path of the averaged `.weights.h5`.
+
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §6.1 (checkpoint averaging).
     """
     # Imported here: savedmodels sits above keras_transformer (BUILD_NOTES.md,
     # "Packages"), and only the command line reaches into it.

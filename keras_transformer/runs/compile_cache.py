@@ -1,12 +1,13 @@
 """The decoding search's compilations, kept on disk for the next process.
 
-XLA compiles a search once per batch shape (about 2 s each for the
-`gum_parsing` model on two cores); TensorFlow's persistent compilation cache
-(`training.use_compilation_cache`) keeps the executables, so that a later
-`parse` process loads each one (about 0.5 s: the function is still lowered
-to HLO to make the key) instead of compiling it. The search is traced once
-under a name that is the same in every process (`compiled_translate`'s
-`dynamic_shapes` with `jit_compile`), so the cache's keys match.
+XLA compiles a search once per batch shape; TensorFlow's persistent
+compilation cache (`training.use_compilation_cache`) keeps the executables,
+so that a later `parse` process loads each one (quicker, though the function
+is still lowered to HLO to make the key; figures in docs/experiment-log.md,
+"Whole-process parse and translate") instead of compiling it. The search is
+traced once under a name that is the same in every process
+(`compiled_translate`'s `dynamic_shapes` with `jit_compile`), so the cache's
+keys match.
 
 The cache is per machine, not per run: the key holds the whole program
 (model shapes, decoding settings), so runs of one recipe share executables.
@@ -16,9 +17,9 @@ It lives in the package's cache folder (`package_cache`:
 per CPU, TensorFlow version and XLA flags: an XLA:CPU executable is compiled
 for its host's instructions, so a cache on a shared home folder never serves
 another CPU type (a "foreign" cache is a folder that is never read). Nothing
-prunes it: an entry is 1-2 MB per batch shape of a search (`gum_parsing`:
-12 shapes for 491 sentences, 20 for 2,500); remove the folder to reclaim
-it.
+prunes it: it holds an entry per batch shape of a search (`gum_parsing`:
+12 shapes for 491 sentences, 20 for 2,500; entry sizes in docs/experiment-log.md,
+"Whole-process parse and translate"); remove the folder to reclaim it.
 
 Using it changes the process: `TF_XLA_FLAGS` names the folder from then on
 (`use_compilation_cache`), for this process's XLA compilations and its

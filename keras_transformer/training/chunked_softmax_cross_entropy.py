@@ -12,7 +12,9 @@ def chunked_softmax_cross_entropy(
     transformation and softmax function") followed by the label-smoothed loss
     of §5.4 is, at `base` training size (4,096 target tokens, V = 32,000), a
     `[4096, 32000]` float32 logits tensor plus its exponential and its gradient:
-    1.6 GB of a 7 GB training step. Here the rows are processed `chunk_size`
+    1.6 GB, a large share of the step's peak memory (docs/experiment-log.md, "The
+    chunked output loss against the loss on logits"). Here the rows are
+    processed `chunk_size`
     at a time. For each chunk the logits, the softmax, the loss and the
     gradient with respect to the logits exist only for that chunk, and are
     turned at once into the gradients of `hidden` (this chunk's rows) and of
@@ -46,6 +48,12 @@ def chunked_softmax_cross_entropy(
         A dict: `"loss_sum"` (float32 scalar, the smoothed loss summed over
         real tokens; differentiable with respect to `hidden` and `kernel`),
         `"negative_log_prob"` and `"right"` (float32 `[N]`).
+
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §3.4 and §5.4.
+        - [Szegedy et al., 2016. Rethinking the Inception Architecture for Computer
+          Vision](https://arxiv.org/abs/1512.00567), §7 (label smoothing).
     """
     labels = ops.cast(labels, "int32")
     dtype = hidden.dtype

@@ -21,10 +21,9 @@ def planned_updates(total_steps, steps_per_epoch, accumulation=1):
     to whole epochs of `steps_per_epoch`, `accumulation` batches to an
     update (rounded up).
 
-    Example:
-
-    >>> planned_updates(130, 50, accumulation=2)  # 3 epochs of 50 batches
-    75
+    Examples:
+        >>> planned_updates(130, 50, accumulation=2)  # 3 epochs of 50 batches
+        75
     """
     epochs = math.ceil(total_steps / steps_per_epoch)
     return -(-epochs * steps_per_epoch // accumulation)

@@ -22,9 +22,9 @@ class LabelSmoothedCrossEntropy(keras.losses.Loss):
 
     It is computed as the cross-entropy against the dense smoothed targets,
     which the TensorFlow backend runs as one fused softmax-cross-entropy kernel
-    (loss and gradient in one pass over the `[B, T, V]` logits): 2.7x faster
-    than log-softmax, gather and mean with their gradients at `[64, 32, 8000]`
-    (see BUILD_NOTES.md, "Speed").
+    (loss and gradient in one pass over the `[B, T, V]` logits), faster than
+    log-softmax, gather and mean with their gradients (figures in
+    docs/experiment-log.md, "Label smoothing and accuracy kernels").
 
     Positions whose label is `pad_id` are ignored. The sum over real tokens is
     divided by the number of real tokens in the *global* batch: under a
@@ -56,6 +56,12 @@ class LabelSmoothedCrossEntropy(keras.losses.Loss):
 
     Returns:
         A scalar.
+
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §5.4.
+        - [Szegedy et al., 2016. Rethinking the Inception Architecture for Computer
+          Vision](https://arxiv.org/abs/1512.00567), §7 (the paper's [36]).
     """
 
     def __init__(

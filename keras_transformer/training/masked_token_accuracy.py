@@ -13,8 +13,8 @@ class MaskedTokenAccuracy(keras.metrics.Metric):
     A prediction is right when the label's logit is the largest (an exact tie
     with another token, which argmax would break by index, counts as right).
     This is a max and a gather: Keras' `ops.argmax` on the TensorFlow backend
-    adds a negative-zero fix-up that made the metric 12x slower on
-    `[64, 32, 8000]` logits.
+    adds a negative-zero fix-up that made the metric much slower
+    (docs/experiment-log.md, "Label smoothing and accuracy kernels").
 
     Positions whose label is `pad_id` count neither as right nor as wrong. The
     running totals are sums, so replicas and batches of different sizes

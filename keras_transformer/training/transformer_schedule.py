@@ -25,11 +25,14 @@ class TransformerSchedule(keras.optimizers.schedules.LearningRateSchedule):
         warmup_steps: int. Defaults to `4000`.
         scale: float. Multiplies the rate. Defaults to `1.0`.
 
-    Example:
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §5.3 (Eq. 3).
 
-    >>> schedule = TransformerSchedule(d_model=512)
-    >>> round(float(schedule(3999)), 6)  # the peak, step 4000
-    0.000699
+    Examples:
+        >>> schedule = TransformerSchedule(d_model=512)
+        >>> round(float(schedule(3999)), 6)  # the peak, step 4000
+        0.000699
     """
 
     def __init__(self, d_model, warmup_steps=4000, scale=1.0):

@@ -129,9 +129,9 @@ def resolve_jit_compile(jit_compile):
     """`jit_compile` for `model.compile`, with `"auto"` decided.
 
     `"auto"` means XLA on a machine with an accelerator (GPU or TPU, Keras'
-    own rule) and graph mode on CPUs only: on the 2-core CPU machine the XLA
-    train step over the bucketed pipeline was no faster than graph mode, and
-    every batch shape costs a compilation (BUILD_NOTES.md, "Speed").
+    own rule) and graph mode on CPUs only: on CPUs the XLA train step over
+    the bucketed pipeline measured no faster than graph mode, and
+    every batch shape costs a compilation (BUILD_NOTES.md, "XLA and graph mode").
 
     Returns:
         bool.
@@ -155,7 +155,8 @@ def align_trace_names():
     shape compiles again. Called just before `model.fit` (`fit_resumable` does
     under XLA), this makes the names of the train step the same in both.
     TensorFlow has no public API for the counter; this calls
-    `tensorflow.python.framework.ops.uid` (~0.1 s).
+    `tensorflow.python.framework.ops.uid` until the counter gets there (at
+    most 2^18 calls, once per `fit`).
 
     Returns:
         The counter's new value.

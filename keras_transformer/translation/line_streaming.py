@@ -132,12 +132,11 @@ def stream_lines(translator, lines, output=None, decoding=None, **options):
     Returns:
         The number of lines translated.
 
-    Example:
-
-    >>> def shout(texts, decoding):
-    ...     return [[t.upper()] for t in texts], [[0.0] for _ in texts]
-    >>> stream_lines(shout, ["Hello world.", ""], io.StringIO())
-    2
+    Examples:
+        >>> def shout(texts, decoding):
+        ...     return [[t.upper()] for t in texts], [[0.0] for _ in texts]
+        >>> stream_lines(shout, ["Hello world.", ""], io.StringIO())
+        2
     """
     output = sys.stdout if output is None else output
     n_best = (DecodingConfig() if decoding is None else decoding).n_best

@@ -9,16 +9,15 @@ settings a call may override are the serving signature's: `method` (`"beam"`
 or `"greedy"`, a one-beam search), `beam_size`, `alpha`, `max_extra_length`
 and, for n-best lists, `n_best`.
 
-Example:
+Examples:
+    ```python
+    from keras_transformer import Translator
 
-```python
-from keras_transformer import Translator
-
-translator = Translator.from_run("keras-transformer-demo")
-translator.translate(["Open the file.", "Close the window."])
-translator.translate(["Open the file."], beam_size=1)  # greedy
-translator.translate_file("input.txt", "output.txt")
-```
+    translator = Translator.from_run("keras-transformer-demo")
+    translator.translate(["Open the file.", "Close the window."])
+    translator.translate(["Open the file."], beam_size=1)  # greedy
+    translator.translate_file("input.txt", "output.txt")
+    ```
 """
 
 import functools
@@ -83,6 +82,12 @@ class Translator(TextSearch):
         (`<run_dir>/export/<version>`); needs only TensorFlow and
         tensorflow-text to run, as TF Serving.
 
+        Args:
+            export_dir: str. The export's version folder.
+
+        Returns:
+            A `Translator`.
+
         Raises:
             FileNotFoundError: the folder is missing.
             ValueError: not an export of this package, a damaged one, or a
@@ -130,11 +135,20 @@ class Translator(TextSearch):
     ):
         """Translates strings into n-best lists.
 
+        Args:
+            texts: list of str.
+            n_best: int. Hypotheses per input, at most the beam size.
+            batch_tokens: int. As `translate`. Defaults to `BATCH_TOKENS`.
+            batch_size: int. As `translate`. Defaults to `BATCH_SIZE`.
+            **overrides: as `translate`.
+
         Returns:
             For each input, `n_best` `(translation, score)` pairs, best
             first (score: the length-penalised log probability, §6.1).
 
-        Args, Raises: as `translate`; `n_best` is at most the beam size.
+        Raises:
+            ValueError: as `translate`, or an `n_best` that is not a positive
+                int.
         """
         check_positive_int("n_best", n_best)
         results = self._run(texts, n_best, batch_tokens, batch_size, overrides)
@@ -169,10 +183,12 @@ class Translator(TextSearch):
                 export's `n_best`).
             progress: a text stream for a progress line (e.g. `sys.stderr`),
                 or `None` (the default) for none.
-            batch_tokens, batch_size, **overrides: as `translate`.
+            batch_tokens: int. As `translate`. Defaults to `BATCH_TOKENS`.
+            batch_size: int. As `translate`. Defaults to `BATCH_SIZE`.
             total: int or `None`. The input's number of lines when the
                 caller has counted them (`count_lines`); `None` counts them
                 here, checking each, before anything is written.
+            **overrides: as `translate`.
 
         Returns:
             int, the number of lines translated.

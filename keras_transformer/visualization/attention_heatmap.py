@@ -48,13 +48,12 @@ def plot_attention(
     Returns:
         `path` as a str.
 
-    Example:
-
-    >>> import numpy as np
-    >>> weights = np.full((2, 3, 3), 1 / 3)
-    >>> plot_attention(weights, ["a", "b", "c"], ["a", "b", "c"],
-    ...                "/tmp/attention.png")
-    '/tmp/attention.png'
+    Examples:
+        >>> import numpy as np
+        >>> weights = np.full((2, 3, 3), 1 / 3)
+        >>> plot_attention(weights, ["a", "b", "c"], ["a", "b", "c"],
+        ...                "/tmp/attention.png")
+        '/tmp/attention.png'
     """
     weights = np.asarray(weights, dtype="float32")
     one_matrix = weights.ndim == 2

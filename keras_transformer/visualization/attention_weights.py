@@ -30,14 +30,13 @@ def attention_weights(model, source_ids, target_ids):
         array per layer, bottom layer first: `"encoder"` `[B, H, S, S]`,
         `"decoder"` `[B, H, T, T]`, `"cross"` `[B, H, T, S]`.
 
-    Example:
-
-    >>> from keras_transformer import Transformer
-    >>> model = Transformer(source_vocab_size=20, num_layers=2, hidden_dim=8,
-    ...                     intermediate_dim=16, num_heads=2)
-    >>> weights = attention_weights(model, [[5, 6, 7]], [[1, 5]])
-    >>> weights["cross"][-1].shape
-    (1, 2, 2, 3)
+    Examples:
+        >>> from keras_transformer import Transformer
+        >>> model = Transformer(source_vocab_size=20, num_layers=2, hidden_dim=8,
+        ...                     intermediate_dim=16, num_heads=2)
+        >>> weights = attention_weights(model, [[5, 6, 7]], [[1, 5]])
+        >>> weights["cross"][-1].shape
+        (1, 2, 2, 3)
     """
     if not callable(getattr(model, "attention_scores", None)):
         raise ValueError(

@@ -63,16 +63,15 @@ def render_attention(
         A tuple `(path, weights)`: the PNG path as a str and the plotted float32
         matrix `[len(heads), rows, columns]`.
 
-    Example:
-
-    >>> from keras_transformer import Transformer
-    >>> model = Transformer(source_vocab_size=20, num_layers=2, hidden_dim=8,
-    ...                     intermediate_dim=16, num_heads=2)
-    >>> path, weights = render_attention(
-    ...     model, [5, 6, 7], [1, 5], ["a", "b", "c"], ["<s>", "A"],
-    ...     "/tmp/cross.png", heads=[1])
-    >>> weights.shape
-    (1, 2, 3)
+    Examples:
+        >>> from keras_transformer import Transformer
+        >>> model = Transformer(source_vocab_size=20, num_layers=2, hidden_dim=8,
+        ...                     intermediate_dim=16, num_heads=2)
+        >>> path, weights = render_attention(
+        ...     model, [5, 6, 7], [1, 5], ["a", "b", "c"], ["<s>", "A"],
+        ...     "/tmp/cross.png", heads=[1])
+        >>> weights.shape
+        (1, 2, 3)
     """
     if kind not in ATTENTION_KINDS:
         raise ValueError(

@@ -12,6 +12,10 @@ class BatchingConfig:
     """Filtering, shuffling, bucketing and batching options (§5.1).
 
     Derive variants with `dataclasses.replace(config, ...)`.
+
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §5.1.
     """
 
     # Token budget per side (source and target each) per global batch, all

@@ -23,6 +23,9 @@ def geometric_bucket_lengths(
         max_length: int. Longest sequence kept, in tokens. Defaults to `256`.
         min_length: int. Length of the first bucket. Defaults to `8`.
         scale: float > 1. Ratio of consecutive lengths. Defaults to `1.1`.
+
+    Returns:
+        list of int, from `min_length` up to `max_length`.
     """
     if not isinstance(min_length, int) or min_length < 1:
         raise ValueError(
@@ -55,6 +58,9 @@ def token_budget_batch_sizes(
             replicas. Defaults to `25000` (§5.1).
         num_replicas: int. Batch sizes are multiples of it, so every replica
             gets an equal share. Defaults to `1`.
+
+    Returns:
+        list of int, one batch size per bucket.
 
     Raises:
         ValueError: the budget cannot fit `num_replicas` sequences of the

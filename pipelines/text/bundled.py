@@ -40,6 +40,9 @@ def bundled_corpus_path(
         language_pair: str. `"en-de"` or `"en-fr"`. Defaults to `"en-de"`.
         split: str. `"train"`, `"dev"`, `"test"` (`"phrases"` for Ding, `"all"`
             for the 300-pair test fixture). Defaults to `"train"`.
+
+    Returns:
+        A `pathlib.Path` under the package's `data/` folder.
     """
     if corpus not in BUNDLED_CORPORA:
         raise ValueError(
@@ -72,7 +75,9 @@ def load_bundled(
     """Reads a bundled corpus as a dataset of `(source, target)` strings.
 
     Args:
-        corpus, language_pair, split: as in `bundled_corpus_path`.
+        corpus: str. As in `bundled_corpus_path`.
+        language_pair: str. As in `bundled_corpus_path`.
+        split: str. As in `bundled_corpus_path`.
         reverse: bool. If `True` translate into English instead of from it.
             Defaults to `False`.
 

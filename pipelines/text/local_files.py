@@ -55,7 +55,18 @@ def _lines(path: PathLike) -> tf.data.Dataset:
 
 def count_lines(path: PathLike) -> int:
     """Returns the number of lines of `path` (a last line without a newline
-    counts); raises on a missing or empty file."""
+    counts); raises on a missing or empty file.
+
+    Args:
+        path: str or path-like. A plain, `.gz` or `.xz` file.
+
+    Returns:
+        int.
+
+    Raises:
+        FileNotFoundError: the file is missing.
+        ValueError: the file has no lines.
+    """
     return scan_file(path).lines
 
 

@@ -46,7 +46,14 @@ _CHUNK_BYTES = 1 << 20
 
 
 def open_binary(path: PathLike):
-    """Opens a plain, `.gz` or `.xz` file for reading bytes."""
+    """Opens a plain, `.gz` or `.xz` file for reading bytes.
+
+    Args:
+        path: str or path-like. The file; `.gz` and `.xz` are decompressed.
+
+    Returns:
+        A binary file object, to be closed by the caller (a context manager).
+    """
     name = str(path)
     if name.endswith(".gz"):
         return gzip.open(path, "rb")
@@ -74,6 +81,13 @@ def scan_file(path: PathLike) -> FileSummary:
 
     A last line without a newline counts as a line.
 
+    Args:
+        path: str or path-like. A plain, `.gz` or `.xz` file.
+
+    Returns:
+        A `FileSummary`: the path, its lines, its size and SHA-256 on disk and
+        its modification time.
+
     Raises:
         FileNotFoundError: naming the path.
         ValueError: the file has no lines.
@@ -99,7 +113,14 @@ def scan_file(path: PathLike) -> FileSummary:
 
 def file_unchanged(summary: dict) -> bool:
     """Whether the file of a recorded `FileSummary` dict still has its
-    content: same size and modification time, or else the same SHA-256."""
+    content: same size and modification time, or else the same SHA-256.
+
+    Args:
+        summary: dict. A `FileSummary.to_dict()` record.
+
+    Returns:
+        bool. `False` also when the file is gone.
+    """
     path = summary["path"]
     if not os.path.isfile(path):
         return False

@@ -43,13 +43,13 @@ source tokens and 25000 target tokens."
    (`transforms.without_autotune`): its thread made the iterator's
    destructor, at the end of every `fit` and `evaluate`, wait idle for up
    to tens of seconds, and the pipeline is as fast without it (each
-   AUTOTUNE parallelism then takes the core count; BUILD_NOTES.md, "Speed").
+   AUTOTUNE parallelism then takes the core count; BUILD_NOTES.md, "tf.data
+   autotuning is off").
 
-Example:
-
->>> pairs = load_bundled()                      # (source, target) strings
->>> tokenizer = SentencePieceTokenizer.train(sample_texts(pairs), 8000)
->>> dataset = make_dataset(pairs, tokenizer)    # model.fit(dataset, ...)
+Examples:
+    >>> pairs = load_bundled()                      # (source, target) strings
+    >>> tokenizer = SentencePieceTokenizer.train(sample_texts(pairs), 8000)
+    >>> dataset = make_dataset(pairs, tokenizer)    # model.fit(dataset, ...)
 """
 
 import tensorflow as tf
@@ -81,6 +81,10 @@ def make_dataset(
     Returns:
         A `tf.data.Dataset` whose elements are `({"source_ids": int32 [B, S],
         "target_ids": int32 [B, T]}, int32 [B, T])` (or tuples), padded with 0.
+
+    References:
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §5.1.
     """
     config = config or BatchingConfig()
     dataset = _tokenized(pairs, tokenizer, target_tokenizer, config)
@@ -101,7 +105,18 @@ def batch_tokenized(
     `(source_ids, target_in_ids, target_out_ids)` pairs that are already
     tokenized and filtered (e.g. `pipelines.read_token_cache`). With
     `config.endless` (training only) the shuffled pairs repeat before
-    bucketing: an endless stream of full batches."""
+    bucketing: an endless stream of full batches.
+
+    Args:
+        dataset: `tf.data.Dataset` of `(source_ids, target_in_ids,
+            target_out_ids)` int32 vectors.
+        config: `BatchingConfig`. The shuffling, bucketing and batching.
+        training: bool. Shuffle (and, with `config.endless`, repeat) if
+            `True`. Defaults to `True`.
+
+    Returns:
+        A `tf.data.Dataset` of batches, as `make_dataset` returns them.
+    """
     if training:
         dataset = dataset.apply(
             transforms.shuffle(config.shuffle_buffer_size, config.seed)
@@ -124,6 +139,14 @@ def count_filtered(
     target_tokenizer=None,
 ) -> FilterReport:
     """Counts, in one pass over `pairs`, what `make_dataset` keeps and drops.
+
+    Args:
+        pairs: `tf.data.Dataset` of `(source, target)` scalar strings.
+        tokenizer: the source tokenizer (and the target's, without
+            `target_tokenizer`), as for `make_dataset`.
+        config: `BatchingConfig` or `None`. Its filter settings are used.
+            Defaults to `BatchingConfig()`.
+        target_tokenizer: optional, for separate vocabularies.
 
     Returns:
         A `FilterReport` (`str()` gives a one-line summary for logs).

@@ -132,6 +132,15 @@ def read_token_cache(paths) -> tf.data.Dataset:
 
     Shards are read in parallel (deterministic interleaving); batch the result
     with `pipelines.batch_tokenized`.
+
+    Args:
+        paths: iterable of str or path-like. The shards (`write_token_shard`).
+
+    Returns:
+        A `tf.data.Dataset` of `(source_ids, target_in_ids, target_out_ids)`.
+
+    Raises:
+        ValueError: `paths` is empty.
     """
     paths = [os.fspath(path) for path in paths]
     if not paths:

@@ -209,11 +209,11 @@ def without_autotune() -> Transform:
 
     With it on, destroying an iterator (what `fit` and `evaluate` do when
     they return) waits for the autotuning thread, which sleeps in a timed
-    wait that grows with the run and is not woken: measured on TF 2.21, 8.9
-    s idle after a 60-step `fit` (0.04 s with it off). Off, each `AUTOTUNE`
-    parallelism is the core count and each `AUTOTUNE` prefetch buffer a
-    fixed default; the bundled corpus' pipeline was no slower (BUILD_NOTES.md,
-    "Speed").
+    wait that grows with the run and is not woken, so each return idles
+    (figures in docs/experiment-log.md, "tf.data autotuning is off"). Off, each
+    `AUTOTUNE` parallelism is the core count and each `AUTOTUNE` prefetch
+    buffer a fixed default; the bundled corpus' pipeline was no slower (same
+    section).
     """
 
     def apply(dataset):

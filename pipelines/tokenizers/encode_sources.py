@@ -33,10 +33,9 @@ def encode_sources(tokenizer, texts, max_length: int | None = None) -> tf.Ragged
     Returns:
         int32 `tf.RaggedTensor` [B, (S)]; `.to_tensor()` pads with 0 (`PAD_ID`).
 
-    Example:
-
-    >>> encode_sources(tokenizer, ["Hello world."], max_length=4).to_list()
-    [[151, 6, 31, 3]]
+    Examples:
+        >>> encode_sources(tokenizer, ["Hello world."], max_length=4).to_list()
+        [[151, 6, 31, 3]]
     """
     if max_length is not None and (
         isinstance(max_length, bool)

@@ -71,10 +71,9 @@ def marian_vocabulary(
         Ids 0-3 are pad, unk, bos (Marian's pad again, under the name
         `<s>`) and eos; the other pieces follow in Marian's order.
 
-    Example:
-
-    >>> marian_vocabulary({"</s>": 0, "<unk>": 1, "a": 2, "<pad>": 3}, 3, 0)
-    (['<pad>', '<unk>', '<s>', '</s>', 'a'], [3, 1, 3, 0, 2])
+    Examples:
+        >>> marian_vocabulary({"</s>": 0, "<unk>": 1, "a": 2, "<pad>": 3}, 3, 0)
+        (['<pad>', '<unk>', '<s>', '</s>', 'a'], [3, 1, 3, 0, 2])
     """
     ids = sorted(vocab.values())
     if ids != list(range(len(ids))):
@@ -121,11 +120,17 @@ class MarianTokenizer(SubwordTokenizer):
         pieces: list of str. Every piece in our id order (`marian_vocabulary`).
         name: str. Module name. Defaults to `"marian_tokenizer"`.
 
-    Example:
+    References:
+        - [Junczys-Dowmunt et al., 2018. Marian: Fast Neural Machine Translation in
+          C++](https://arxiv.org/abs/1804.00344).
+        - [Kudo & Richardson, 2018. SentencePiece: A simple and language independent
+          subword tokenizer and detokenizer for Neural Text Processing](
+          https://aclanthology.org/D18-2012/).
 
-    >>> tokenizer = MarianTokenizer.from_files(
-    ...     "source.spm", "target.spm", "vocab.json", pad_id=58100, eos_id=0)
-    >>> tokenizer.detokenize(tokenizer.tokenize(["Hello world."]))
+    Examples:
+        >>> tokenizer = MarianTokenizer.from_files(
+        ...     "source.spm", "target.spm", "vocab.json", pad_id=58100, eos_id=0)
+        >>> tokenizer.detokenize(tokenizer.tokenize(["Hello world."]))
     """
 
     kind = "marian"
@@ -181,9 +186,14 @@ class MarianTokenizer(SubwordTokenizer):
         """Reads a Hugging Face Marian folder's tokenizer files.
 
         Args:
-            source_spm, target_spm, vocab_json: paths of `source.spm`,
-                `target.spm` and `vocab.json`.
-            pad_id, eos_id: int. Marian's ids (`config.json`).
+            source_spm: str. The path of `source.spm`.
+            target_spm: str. The path of `target.spm`.
+            vocab_json: str. The path of `vocab.json`.
+            pad_id: int. Marian's pad id (`config.json`).
+            eos_id: int. Marian's eos id (`config.json`).
+
+        Returns:
+            A `MarianTokenizer`.
         """
         with open(vocab_json, encoding="utf-8") as file:
             vocab = json.load(file)

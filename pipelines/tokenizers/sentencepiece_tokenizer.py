@@ -65,11 +65,19 @@ class SentencePieceTokenizer(SubwordTokenizer):
             are those of `pipelines.tokenizers.special_tokens`.
         name: str. Module name. Defaults to `"sentencepiece_tokenizer"`.
 
-    Example:
+    References:
+        - [Kudo & Richardson, 2018. SentencePiece: A simple and language independent
+          subword tokenizer and detokenizer for Neural Text Processing](
+          https://aclanthology.org/D18-2012/).
+        - [Sennrich et al., 2016. Neural Machine Translation of Rare Words with Subword
+          Units](https://aclanthology.org/P16-1162/) (byte-pair encoding).
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §5.1.
 
-    >>> tokenizer = SentencePieceTokenizer.train(texts, vocab_size=1000)
-    >>> ids = tokenizer.tokenize(["Hello world."])   # RaggedTensor [1, (N)]
-    >>> tokenizer.detokenize(ids)                     # [b"Hello world."]
+    Examples:
+        >>> tokenizer = SentencePieceTokenizer.train(texts, vocab_size=1000)
+        >>> ids = tokenizer.tokenize(["Hello world."])   # RaggedTensor [1, (N)]
+        >>> tokenizer.detokenize(ids)                     # [b"Hello world."]
     """
 
     kind = "sentencepiece"

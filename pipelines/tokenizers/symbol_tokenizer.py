@@ -55,11 +55,16 @@ class SymbolTokenizer(SubwordTokenizer):
             whitespace. `train` sorts them; this constructor keeps the order.
         name: str. Module name. Defaults to `"symbol_tokenizer"`.
 
-    Example:
+    References:
+        - [Vinyals et al., 2015. Grammar as a Foreign Language](
+          https://arxiv.org/abs/1412.7449).
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §6.3.
 
-    >>> tokenizer = SymbolTokenizer(["(NP", "(S", ")NP", ")S", "XX"])
-    >>> ids = tokenizer.tokenize(["(S (NP XX )NP )S"])  # [[5, 4, 8, 6, 7]]
-    >>> tokenizer.detokenize(ids)                        # [b"(S (NP XX )NP )S"]
+    Examples:
+        >>> tokenizer = SymbolTokenizer(["(NP", "(S", ")NP", ")S", "XX"])
+        >>> ids = tokenizer.tokenize(["(S (NP XX )NP )S"])  # [[5, 4, 8, 6, 7]]
+        >>> tokenizer.detokenize(ids)                        # [b"(S (NP XX )NP )S"]
     """
 
     kind = "symbols"

@@ -51,6 +51,13 @@ class WordPieceTokenizer(SubwordTokenizer):
             `##`; the first four are
             `pipelines.tokenizers.special_tokens.RESERVED_PIECES`.
         name: str. Module name. Defaults to `"wordpiece_tokenizer"`.
+
+    References:
+        - [Wu et al., 2016. Google's Neural Machine Translation System: Bridging the Gap
+          between Human and Machine Translation](https://arxiv.org/abs/1609.08144), §4.1
+          (the wordpiece model).
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §5.1.
     """
 
     kind = "wordpiece"

@@ -82,16 +82,21 @@ def delinearize_graph(
         int32 tensor of shape [B, 7], the repair counts in the order of the
         `RepairCounts` fields (`REPAIR_FIELDS`).
 
-    Example:
+    References:
+        - [Vinyals et al., 2015. Grammar as a Foreign Language](
+          https://arxiv.org/abs/1412.7449).
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §6.3.
 
-    >>> trees, repairs = delinearize_graph(
-    ...     tf.ragged.constant([["(S", "(NP", "XX", ")VP", "XX"]]),
-    ...     tf.ragged.constant([["I", "ran", "."]]),
-    ... )
-    >>> trees.numpy()[0].decode()
-    '(TOP (S (NP (XX I)) (XX ran)) (XX .))'
-    >>> repairs.numpy()[0].tolist()
-    [0, 1, 1, 1, 0, 0, 0]
+    Examples:
+        >>> trees, repairs = delinearize_graph(
+        ...     tf.ragged.constant([["(S", "(NP", "XX", ")VP", "XX"]]),
+        ...     tf.ragged.constant([["I", "ran", "."]]),
+        ... )
+        >>> trees.numpy()[0].decode()
+        '(TOP (S (NP (XX I)) (XX ran)) (XX .))'
+        >>> repairs.numpy()[0].tolist()
+        [0, 1, 1, 1, 0, 0, 0]
     """
     symbols = _as_ragged(symbols, "symbols")
     words = _as_ragged(words, "words")

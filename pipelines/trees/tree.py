@@ -88,6 +88,9 @@ def read_trees(text: str, source: str = "<string>") -> Iterator[tuple[int, Tree]
         source: str. What `text` is, for error messages (a file name).
             Defaults to `"<string>"`.
 
+    Yields:
+        `(line, tree)`: an int and a `Tree`.
+
     Raises:
         TreeSyntaxError: unbalanced brackets, a word outside a preterminal,
             an empty constituent `()`, or text outside any tree, naming
@@ -157,6 +160,12 @@ def _word_outside(constituent, word, source, line):
 def parse_tree(text: str) -> Tree:
     """The one tree of `text`.
 
+    Args:
+        text: str. One tree in Penn Treebank brackets.
+
+    Returns:
+        The `Tree`.
+
     Raises:
         TreeSyntaxError: malformed, or not exactly one tree.
     """
@@ -174,6 +183,13 @@ def read_tree_over_words(text: str, words) -> Tree:
     structure, a word here may hold brackets (`(x)`), as the words of a
     sentence a parser was given may (`str(tree)` writes them as they are).
     Iterative, for trees of any depth.
+
+    Args:
+        text: str. One tree, as `str(tree)` writes it.
+        words: sequence of str. The tree's words, in order.
+
+    Returns:
+        The `Tree`.
 
     Raises:
         TreeSyntaxError: `text` is not one tree over exactly `words`.

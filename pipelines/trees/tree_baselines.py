@@ -26,7 +26,15 @@ def _leaves(words: Sequence[str]) -> tuple[Tree, ...]:
 
 
 def flat_tree(words: Sequence[str], top_label: str = "S") -> Tree:
-    """`(TOP (top_label (XX w1) ... (XX wn)))`; no words: `(TOP )`."""
+    """`(TOP (top_label (XX w1) ... (XX wn)))`; no words: `(TOP )`.
+
+    Args:
+        words: sequence of str. The sentence.
+        top_label: str. The label of the one constituent. Defaults to `"S"`.
+
+    Returns:
+        A `Tree`.
+    """
     if not words:
         return Tree(ROOT_LABEL, ())
     return Tree(ROOT_LABEL, (Tree(top_label, _leaves(words)),))
@@ -37,7 +45,17 @@ def right_branching_tree(
 ) -> Tree:
     """`(TOP (top_label (XX w1) (inner_label (XX w2) (inner_label ...))))`:
     a constituent for every suffix of two or more words, the whole sentence
-    labelled `top_label`; no words: `(TOP )`."""
+    labelled `top_label`; no words: `(TOP )`.
+
+    Args:
+        words: sequence of str. The sentence.
+        top_label: str. The label of the whole sentence. Defaults to `"S"`.
+        inner_label: str. The label of every shorter suffix. Defaults to
+            `"NP"`.
+
+    Returns:
+        A `Tree`.
+    """
     if not words:
         return Tree(ROOT_LABEL, ())
     leaves = _leaves(words)
@@ -53,6 +71,12 @@ def baseline_labels(trees: Iterable[Tree]) -> tuple[str, str]:
     """`(top_label, inner_label)`: the most frequent label of the root's
     children and the most frequent phrase label below them (ties: the
     alphabetically first), over normalised trees (root `TOP`).
+
+    Args:
+        trees: iterable of `Tree`. Normalised trees, e.g. a training split.
+
+    Returns:
+        `(top_label, inner_label)`, two str.
 
     Raises:
         ValueError: no tree has a phrase below the root.

@@ -63,10 +63,9 @@ class RepairCounts:
     holds no word is both an unclosed open and an empty constituent. Sum the
     counts of a corpus with `+` or `sum(...)`.
 
-    Example:
-
-    >>> sum([RepairCounts(extra_leaves=1), RepairCounts(extra_leaves=2)]).total
-    3
+    Examples:
+        >>> sum([RepairCounts(extra_leaves=1), RepairCounts(extra_leaves=2)]).total
+        3
     """
 
     unopened_closes: int = 0  # `)X` with no bracket open: dropped
@@ -133,11 +132,16 @@ def linearize(
             `tags=True` tags are checked too, and may not be a tokenizer's
             reserved piece such as `<unk>`).
 
-    Example:
+    References:
+        - [Vinyals et al., 2015. Grammar as a Foreign Language](
+          https://arxiv.org/abs/1412.7449).
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §6.3.
 
-    >>> from pipelines.trees.tree import parse_tree
-    >>> linearize(parse_tree("(TOP (S (NP (PRP I)) (VP (VBD ran))))"))
-    (('I', 'ran'), ('(S', '(NP', 'XX', ')NP', '(VP', 'XX', ')VP', ')S'))
+    Examples:
+        >>> from pipelines.trees.tree import parse_tree
+        >>> linearize(parse_tree("(TOP (S (NP (PRP I)) (VP (VBD ran))))"))
+        (('I', 'ran'), ('(S', '(NP', 'XX', ')NP', '(VP', 'XX', ')VP', ')S'))
     """
     if tree.is_preterminal:
         raise ValueError(
@@ -194,10 +198,9 @@ def symbol_classes(
         `(leaf_ids, open_ids, close_ids)`, each a sorted list of int; ids of
         other pieces (the special pieces, unknown symbols) are in none.
 
-    Example:
-
-    >>> symbol_classes(["<pad>", "<unk>", "<s>", "</s>", "(NP", ")NP", "XX"])
-    ([6], [4], [5])
+    Examples:
+        >>> symbol_classes(["<pad>", "<unk>", "<s>", "</s>", "(NP", ")NP", "XX"])
+        ([6], [4], [5])
     """
     leaves, opens, closes = [], [], []
     for index, symbol in enumerate(vocabulary):
@@ -261,11 +264,16 @@ def delinearize(
     Raises:
         TypeError: a word is not a `str`.
 
-    Example:
+    References:
+        - [Vinyals et al., 2015. Grammar as a Foreign Language](
+          https://arxiv.org/abs/1412.7449).
+        - [Vaswani et al., 2017. Attention Is All You Need](
+          https://arxiv.org/abs/1706.03762), §6.3.
 
-    >>> tree, repairs = delinearize("(S (NP XX )NP (VP XX )VP )S", "I ran")
-    >>> str(tree), repairs.total
-    ('(TOP (S (NP (XX I)) (VP (XX ran))))', 0)
+    Examples:
+        >>> tree, repairs = delinearize("(S (NP XX )NP (VP XX )VP )S", "I ran")
+        >>> str(tree), repairs.total
+        ('(TOP (S (NP (XX I)) (VP (XX ran))))', 0)
     """
     if isinstance(symbols, str):
         symbols = symbols.split()
@@ -332,11 +340,10 @@ def retag(tree: Tree, tags: Sequence[str]) -> Tree:
     Raises:
         ValueError: not one tag per word.
 
-    Example:
-
-    >>> tree, _ = delinearize("(NP XX XX )NP", "the cat")
-    >>> str(retag(tree, ("DT", "NN")))
-    '(TOP (NP (DT the) (NN cat)))'
+    Examples:
+        >>> tree, _ = delinearize("(NP XX XX )NP", "the cat")
+        >>> str(retag(tree, ("DT", "NN")))
+        '(TOP (NP (DT the) (NN cat)))'
     """
     tags = tuple(tags)
     if len(tags) != len(tree.words()):
@@ -379,11 +386,10 @@ def target_symbols(trees: Iterable[Tree], tags: bool = False) -> tuple[str, ...]
     Returns:
         A tuple of distinct strings, sorted.
 
-    Example:
-
-    >>> from pipelines.trees.tree import parse_tree
-    >>> target_symbols([parse_tree("(TOP (S (NP (PRP I)) (VP (VBD ran))))")])
-    ('(NP', '(S', '(VP', ')NP', ')S', ')VP', 'XX')
+    Examples:
+        >>> from pipelines.trees.tree import parse_tree
+        >>> target_symbols([parse_tree("(TOP (S (NP (PRP I)) (VP (VBD ran))))")])
+        ('(NP', '(S', '(VP', ')NP', ')S', ')VP', 'XX')
     """
     symbols = set()
     for tree in trees:

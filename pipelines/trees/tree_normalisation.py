@@ -17,6 +17,12 @@ TRACE_TAG = "-NONE-"
 def strip_function_tags(label: str) -> str:
     """Removes function tags and indices: `NP-SBJ-1` -> `NP`, `PP-LOC=2` ->
     `PP`. A label starting with '-' (`-NONE-`, `-LRB-`, `-RRB-`) is kept whole.
+
+    Args:
+        label: str. A constituent or tag label.
+
+    Returns:
+        str.
     """
     if label.startswith("-"):
         return label

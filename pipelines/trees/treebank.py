@@ -356,6 +356,9 @@ def bundled_trees_path(split: str = "train", corpus: str = "gum") -> pathlib.Pat
     Args:
         split: str. `"train"`, `"dev"` or `"test"`. Defaults to `"train"`.
         corpus: str. One of `BUNDLED_TREEBANKS`. Defaults to `"gum"`.
+
+    Returns:
+        A `pathlib.Path` under the package's `data/` folder.
     """
     if corpus not in BUNDLED_TREEBANKS:
         raise ValueError(
@@ -381,7 +384,8 @@ def load_bundled_trees(
     comparable with the paper's WSJ section 23 figures (§6.3, Table 4).
 
     Args:
-        split, corpus: as in `bundled_trees_path`.
+        split: str. As in `bundled_trees_path`.
+        corpus: str. As in `bundled_trees_path`.
 
     Returns:
         `(trees, report)` as `read_treebank` returns them.

@@ -56,11 +56,13 @@ def import_marian(
         run_dir: str. The run directory to write. A run of another model is
             refused (`RunDirectory.write_recipe`); importing the same folder
             again rewrites the weights.
-        source_language, target_language: str or `None`. Language codes of
-            the recipe (the target's picks BLEU's tokenizer); default: the
-            folder's `tokenizer_config.json`, else language-neutral.
-        dev_files, test_files: corpus parts for `evaluate` (as `prepare`'s
-            `--dev` / `--test`).
+        source_language: str or `None`. The recipe's source language code;
+            default: the folder's `tokenizer_config.json`, else
+            language-neutral.
+        target_language: str or `None`. The recipe's target language code
+            (it picks BLEU's tokenizer); default as `source_language`.
+        dev_files: corpus parts for `evaluate` (as `prepare`'s `--dev`).
+        test_files: corpus parts for `evaluate` (as `prepare`'s `--test`).
         verbose: int. 1 prints one line per step.
 
     Returns:
