@@ -1,4 +1,5 @@
-"""The README's code examples run (each block that is self-contained)."""
+"""The code examples of the README and of the documentation's pages run (each
+block that is self-contained), read as one text in the site's order."""
 
 import ast
 import gzip
@@ -20,10 +21,27 @@ from tests.keras_transformer.cli.conftest import (  # noqa: F401 (fixtures)
 from tests.keras_transformer.models.parameter_count import config_count
 
 README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+# The README, then the guide pages in mkdocs.yml's order: a later block may use
+# what an earlier one of its page defined.
+GUIDE_PAGES = [
+    "index",
+    "command-line",
+    "training",
+    "recipes",
+    "parsing",
+    "pretrained",
+    "library",
+    "serving",
+]
+
+
+def _documentation():
+    pages = [README.parent / "docs" / f"{name}.md" for name in GUIDE_PAGES]
+    return "\n".join(path.read_text("utf-8") for path in [README, *pages])
 
 
 def _python_blocks():
-    return re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+    return re.findall(r"```python\n(.*?)```", _documentation(), flags=re.S)
 
 
 def test_every_import_in_the_readme_works():
@@ -129,7 +147,7 @@ def _cli_lines():
     """The `keras-transformer ...` commands of the README's bash blocks, as argv
     lists (an `echo ... |` prefix becomes the command's stdin)."""
     lines = []
-    for block in re.findall(r"```bash\n(.*?)```", README.read_text(), flags=re.S):
+    for block in re.findall(r"```bash\n(.*?)```", _documentation(), flags=re.S):
         for line in block.strip().splitlines():
             stdin = None
             if line.startswith("echo ") and "| keras-transformer" in line:
