@@ -99,7 +99,7 @@ def test_the_export_parses_as_the_run_does(parsing_run, tmp_path, capsys):
     sentences = ["The cat sat on the mat .", "", "Hello", "b\xe4d (x) y", long_sentence]
     source = tmp_path / "in.txt"
     source.write_text("\n".join(sentences) + "\n", encoding="utf-8")
-    outputs = {}
+    commands = {}
     for where in ("--run-dir", "--export", "--run-dir beam1", "--export beam1"):
         path = tmp_path / f"{where[2:].replace(' ', '_')}.txt"
         place = str(parsing_run) if where.startswith("--run-dir") else export
@@ -109,25 +109,31 @@ def test_the_export_parses_as_the_run_does(parsing_run, tmp_path, capsys):
             command += ["--compute-dtype", "float32"]
         if where.endswith("beam1"):
             # One beam is greedy search in both (`one_beam_as_greedy`).
-            assert cli.main(command + ["--beam-size", "1"]) == 0
-            recipe = RunDirectory(str(parsing_run)).read_recipe()
-            parser = Parser(None, recipe.decoding, str(parsing_run))
-            assert parser.decoding_with(beam_size=1).method == "greedy"
-        elif where == "--run-dir":
-            assert cli.main(command) == 0
-            # The 600-word line is named, cut for the search, covered whole.
-            err = capsys.readouterr().err
-            assert "a line of 600 words" in err and "over the model's 512" in err
-            assert "parse: 5 lines" in err and "1 lines cut" in err
-            assert "parsed 5/5" in err
-        else:  # the export alone, in a fresh process: nothing of the run loaded
-            program = "import sys; from keras_transformer.cli import main; "
-            program += "sys.exit(main(sys.argv[1:]))"
-            done = subprocess.run(
-                [sys.executable, "-c", program, *command], capture_output=True
-            )
-            assert done.returncode == 0, done.stderr.decode()[-2000:]
-        outputs[where] = path.read_text(encoding="utf-8").splitlines()
+            command += ["--beam-size", "1"]
+        commands[where] = (command, path)
+    assert cli.main(commands["--run-dir"][0]) == 0
+    # The 600-word line is named, cut for the search, covered whole.
+    err = capsys.readouterr().err
+    assert "a line of 600 words" in err and "over the model's 512" in err
+    assert "parse: 5 lines" in err and "1 lines cut" in err
+    assert "parsed 5/5" in err
+    assert cli.main(commands["--run-dir beam1"][0]) == 0
+    recipe = RunDirectory(str(parsing_run)).read_recipe()
+    parser = Parser(None, recipe.decoding, str(parsing_run))
+    assert parser.decoding_with(beam_size=1).method == "greedy"
+    # The export alone, in a fresh process (both commands in one): nothing
+    # of the run loaded.
+    program = "import json, sys; from keras_transformer.cli import main; "
+    program += "sys.exit(max(main(argv) for argv in json.loads(sys.argv[1])))"
+    argvs = [commands[where][0] for where in ("--export", "--export beam1")]
+    done = subprocess.run(
+        [sys.executable, "-c", program, json.dumps(argvs)], capture_output=True
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    outputs = {
+        where: path.read_text(encoding="utf-8").splitlines()
+        for where, (_, path) in commands.items()
+    }
     assert outputs["--export"] == outputs["--run-dir"]
     assert outputs["--export beam1"] == outputs["--run-dir beam1"]
     assert outputs["--export"][1] == "(TOP )" and len(outputs["--export"]) == 5
