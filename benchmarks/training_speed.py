@@ -185,12 +185,11 @@ class _StepTimer(keras.callbacks.Callback):
     """The first step's start and the last step's end (the steps run in sync).
 
     `fit` also spends time outside its steps, once per call: at its end the
-    main thread sometimes waited, idle, 13-40 s after the last step's
-    callbacks, while the dataset iterator's destructor waited for tf.data's
-    autotuning thread (docs/experiment-log.md, "tf.data autotuning is
-    off"). That made the wall time of a 3-step `fit` report 13.65 s per 9.2 s
-    step. It is reported as
-    `fit_overhead_seconds`.
+    main thread sometimes waited, idle, after the last step's callbacks,
+    while the dataset iterator's destructor waited for tf.data's autotuning
+    thread (docs/experiment-log.md, "tf.data autotuning is off"), which made
+    the wall time of a short `fit` overstate the step time. It is reported
+    as `fit_overhead_seconds`.
     """
 
     def on_train_batch_begin(self, batch, logs=None):
