@@ -145,6 +145,8 @@ def export_translator(
             bar = keras.utils.Progbar(len(stages), unit_name="stage")
         with publishing(staging, target):
             signatures = module.signatures()  # traces every search
+            requests = warmup_requests(module)
+            _keep_only_signatures(module)
             if bar is not None:
                 bar.update(1)
             tf.saved_model.save(module, staging, signatures=signatures)
@@ -156,14 +158,13 @@ def export_translator(
                     bar.update(3)
             extra = os.path.join(staging, "assets.extra")
             os.makedirs(extra, exist_ok=True)
-            write_warmup_file(
-                warmup_requests(module), os.path.join(staging, WARMUP_PATH)
-            )
+            write_warmup_file(requests, os.path.join(staging, WARMUP_PATH))
             for name, content in tokenizer.asset_files().items():
                 with open(os.path.join(extra, name), "wb") as file:
                     file.write(content)
             with open(os.path.join(staging, RECORD_PATH), "w") as file:
-                json.dump(_record(model, tokenizer, module, record), file, indent=2)
+                written = _record(model, tokenizer, module, sorted(signatures), record)
+                json.dump(written, file, indent=2)
         if os.path.exists(target):
             old = tempfile.mkdtemp(prefix=f".{version}-old-", dir=base_dir)
             os.replace(target, os.path.join(old, "previous"))
@@ -184,7 +185,22 @@ def _next_version(base_dir):
     return max(versions, default=0) + 1
 
 
-def _record(model, tokenizer, module, record):
+def _keep_only_signatures(module):
+    """Takes the module's `tf.function`s out of what `tf.saved_model.save`
+    writes, once its signatures are traced.
+
+    Kept, `save` would also store each as a function of the loaded object,
+    tracing every search again in its save context (twice the tracing, a
+    SavedModel about twice the size); nothing reads them: TF Serving,
+    `saved_model_cli` and `Translator.from_export` call the signatures, which
+    keep the traced searches, the tokenizers and the weights.
+    """
+    for name, value in list(vars(module).items()):
+        if isinstance(value, tf.types.experimental.PolymorphicFunction):
+            delattr(module, name)
+
+
+def _record(model, tokenizer, module, signature_names, record):
     import tensorflow_text
 
     target = getattr(module, "target_tokenizer", None)
@@ -211,7 +227,7 @@ def _record(model, tokenizer, module, record):
             "max_input_length": module.max_input_length,
             "max_buffer_length": module.max_buffer_length,
         },
-        "signatures": sorted(module.signatures()),
+        "signatures": signature_names,
         "versions": {
             "tensorflow": tf.__version__,
             "tensorflow_text": tensorflow_text.__version__,

@@ -318,3 +318,51 @@ def test_constructor_validates_arguments(exported):
         TranslatorModule(other, tokenizer)
     with pytest.raises(ValueError, match="version=0"):
         export_translator(model, tokenizer, exported["base"], version=0)
+
+
+def test_each_search_is_traced_once_and_only_the_signatures_are_saved(
+    tmp_path, monkeypatch
+):
+    """`tf.saved_model.save` would trace a module's `tf.function`s again in
+    its save context and store them beside the signatures; the export keeps
+    the signatures only (`_keep_only_signatures`)."""
+    import tensorflow as tf
+
+    import savedmodels.translator_search as translator_search
+    from tests.savedmodels.conftest import tiny_translator
+
+    traced = []
+
+    def counting_translate(*args, **kwargs):
+        traced.append(kwargs.get("config", args[2] if len(args) > 2 else None))
+        return translate(*args, **kwargs)
+
+    monkeypatch.setattr(translator_search, "translate", counting_translate)
+    model, tokenizer = tiny_translator()
+    path = export_translator(
+        model,
+        tokenizer,
+        tmp_path,
+        decoding=DecodingConfig(beam_size=2, max_extra_length=5),
+        max_beam_size=2,
+        max_extra_length_limit=10,
+        serving_tf_text_version=None,
+    )
+    # One search per beam size (1 and 2), shared by the three signatures.
+    assert len(traced) == 2
+    loaded = tf.saved_model.load(path)
+    assert sorted(loaded.signatures) == [
+        "serving_default",
+        "translate",
+        "translate_ids",
+    ]
+    assert not hasattr(loaded, "translate_ids")
+    outputs = loaded.signatures["translate"](
+        text=tf.constant(["Hello world.", ""]),
+        beam_size=tf.constant(2),
+        alpha=tf.constant(0.6),
+        max_extra_length=tf.constant(5),
+        n_best=tf.constant(2),
+    )
+    assert outputs["translations"].shape == (2, 2)
+    assert outputs["translations"][1, 0].numpy() == b""
