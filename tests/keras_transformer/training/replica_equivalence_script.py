@@ -2,12 +2,15 @@
 
 Trains the same tiny Transformer for a few steps on the same global batches,
 once on one device and once under MirroredStrategy over two logical CPUs, and
-prints the largest absolute weight difference as JSON. SGD, not Adam: Adam with
+prints the largest absolute weight difference as JSON, one line per dtype
+policy named on the command line (both in one process: TensorFlow starts
+once). SGD, not Adam: Adam with
 epsilon 1e-9 turns float rounding in near-zero gradients into full-size steps of
 either sign, which would hide what is compared here (the gradients). A third
 run normalises the loss by each replica's own token count (Keras' default
-behaviour) to show that the comparison detects the difference. An argument
-names the dtype policy of all three (default float32; e.g. mixed_bfloat16).
+behaviour) to show that the comparison detects the difference. Each argument
+names the dtype policy of all three runs (default float32; e.g.
+mixed_bfloat16).
 """
 
 import json
@@ -22,8 +25,6 @@ tf.config.set_logical_device_configuration(
 )
 
 import keras  # noqa: E402
-
-keras.config.set_dtype_policy(sys.argv[1] if len(sys.argv) > 1 else "float32")
 from tiny_setup import tiny_transformer  # noqa: E402
 
 from keras_transformer.training import (  # noqa: E402
@@ -85,18 +86,19 @@ def max_difference(a, b):
     return max(float(np.abs(x - y).max()) for x, y in zip(a, b, strict=True))
 
 
-single, single_loss, initial = train(make_strategy("default"))
 mirrored_strategy = make_strategy("mirrored", devices=["/cpu:0", "/cpu:1"])
 assert mirrored_strategy.num_replicas_in_sync == 2
-mirrored, mirrored_loss, _ = train(mirrored_strategy)
-local, _, _ = train(mirrored_strategy, local_loss=True)
-json.dump(
-    {
+for precision in sys.argv[1:] or ["float32"]:
+    keras.config.set_dtype_policy(precision)
+    single, single_loss, initial = train(make_strategy("default"))
+    mirrored, mirrored_loss, _ = train(mirrored_strategy)
+    local, _, _ = train(mirrored_strategy, local_loss=True)
+    figures = {
+        "precision": precision,
         "max_weight_difference": max_difference(single, mirrored),
         "max_weight_difference_local_normalisation": max_difference(single, local),
         "max_weight_change": max_difference(single, initial),
         "single_loss": single_loss,
         "mirrored_loss": mirrored_loss,
-    },
-    sys.stdout,
-)
+    }
+    print(json.dumps(figures), flush=True)
