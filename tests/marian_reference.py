@@ -221,7 +221,8 @@ def reference_outputs(folder):
       eos and pad; `"beam"`: the same for `generate(num_beams=4,
       length_penalty=1.0, early_stopping="never", renormalize_logits=True)`,
       and `"beam_default"` with Hugging Face's default `early_stopping` and
-      no renormalization; `"beam_text"`: the beam outputs decoded;
+      no renormalization; `"beam_text"`, `"beam_default_text"`: the beam
+      outputs decoded;
       `"outputs_at_limit"`: how many of these reached `HF_MAX_LENGTH`;
     - `"ctranslate2_greedy"`: CTranslate2's greedy outputs from its
       converter of the folder (absent without ctranslate2).
@@ -265,6 +266,7 @@ def reference_outputs(folder):
         early_stopping="never",
         renormalize_logits=True,
     )
+    beam_default = generate(num_beams=4, length_penalty=1.0)
     reference = {
         "input_ids": [tokenizer(s)["input_ids"] for s in sentences],
         "unk_id": tokenizer.unk_token_id,
@@ -278,8 +280,11 @@ def reference_outputs(folder):
         "logits": logits.tolist(),
         "greedy": generate(num_beams=1, do_sample=False),
         "beam": beam,
-        "beam_default": generate(num_beams=4, length_penalty=1.0),
+        "beam_default": beam_default,
         "beam_text": tokenizer.batch_decode(beam, skip_special_tokens=True),
+        "beam_default_text": tokenizer.batch_decode(
+            beam_default, skip_special_tokens=True
+        ),
         "outputs_at_limit": at_limit[0],
     }
     try:

@@ -22,13 +22,20 @@ continue: finishing beams never starve the live ones.
 A sentence is done when the worst of its K finished scores beats the best score
 any alive beam could still reach, `alive log prob / penalty(max length)` (log
 probabilities only fall, and with alpha >= 0 the penalty only grows); the loop
-stops when every sentence is done or the buffer is full.
+stops when every sentence is done or the buffer is full. Hugging Face's
+stopping rules are options (`beam_stopping`), for imported models.
 
 Notation: B batch, K beams, T the buffer length `max_length`, V vocabulary.
 """
 
 from keras import ops
 
+from keras_transformer.decoding.beam_stopping import (
+    EARLY_STOPPINGS,
+    NEG_INF,
+    is_valid,
+    sentences_done,
+)
 from keras_transformer.decoding.beam_utils import (
     flat_beam_indices,
     gather_beams,
@@ -36,15 +43,7 @@ from keras_transformer.decoding.beam_utils import (
     top_k_by_blocks,
 )
 from keras_transformer.decoding.length_penalty import length_penalty
-
-# Log probability of an impossible hypothesis: finite, so that sums and
-# comparisons stay well defined (no inf - inf), and far below any real score.
-NEG_INF = -1.0e9
-
-
-def _is_valid(log_probs):
-    # A hypothesis that descends from a NEG_INF placeholder is not a real one.
-    return ops.greater(log_probs, NEG_INF / 2)
+from keras_transformer.validation import check_one_of
 
 
 def _is_int_scalar_tensor(x):
@@ -77,6 +76,8 @@ def beam_search(
     tile_cache_fn=tile_beams,
     reorder_cache_fn=gather_beams,
     length_normalization="gnmt",
+    early_stopping="exact",
+    banned_ids=(),
 ):
     """Finds the K best hypotheses per sentence under the GNMT-penalised score.
 
@@ -96,6 +97,8 @@ def beam_search(
         finished_scores: `[B, K]` float32. Their length-penalised scores,
             sorted best first; `NEG_INF` for empty slots.
         finished_flags: `[B, K]` bool. Whether a finished slot is filled.
+        done: `[B]` bool. Whether a sentence is done (`early_stopping`); its
+            finished set takes no more hypotheses.
         cache: the cache of `symbols_to_logits_fn` with leaves `[B*K, ...]`,
             row `b*K + k` belonging to alive beam k of sentence b.
 
@@ -134,6 +137,20 @@ def beam_search(
         length_normalization: `"gnmt"` (default, the paper's) or
             `"average"` (`|y| ** alpha`, imported Marian models'; see
             `length_penalty`).
+        early_stopping: `"exact"` (default: stop a sentence only when no
+            alive beam can beat its K finished hypotheses, so the result is
+            the K best; Hugging Face's `early_stopping="never"`),
+            `"heuristic"` (Hugging Face's default, `early_stopping=False`:
+            stop once K are finished and the best alive beam would not beat
+            them if it ended now; it can miss the best hypothesis) or
+            `"k_finished"` (Hugging Face's `early_stopping=True`). See
+            `beam_stopping`.
+        banned_ids: sequence of int. Ids never generated, removed after the
+            log-softmax, so their probability stays in its normalization (as
+            Hugging Face's `bad_words_ids` without `renormalize_logits`).
+            Defaults to `()`. A caller that bans an id from the softmax
+            instead sets its logits to `NEG_INF` (`translate` does so for
+            pad by default).
 
     Returns:
         A tuple `(sequences, scores)`:
@@ -172,6 +189,7 @@ def beam_search(
             "`alpha` must be >= 0: the early-termination bound assumes a length "
             f"penalty that grows with length. Received: alpha={alpha}"
         )
+    check_one_of("early_stopping", early_stopping, EARLY_STOPPINGS)
     is_int = isinstance(max_length, int) and not isinstance(max_length, bool)
     if not (is_int and max_length >= 1) and not _is_int_scalar_tensor(max_length):
         raise ValueError(
@@ -200,21 +218,13 @@ def beam_search(
     finished_seq = ops.full((batch_size, k, max_length + 1), pad_id, dtype="int32")
     finished_scores = ops.full((batch_size, k), NEG_INF, dtype="float32")
     finished_flags = ops.zeros((batch_size, k), dtype="bool")
+    done = ops.zeros((batch_size,), dtype="bool")
     # [B, ...] -> [B*K, ...]
     cache = tile_cache_fn(initial_cache, k)
 
-    def sentence_done(alive_log_probs, finished_scores):
-        # [B]: no alive beam can beat the worst finished one (both sorted).
-        best_possible = alive_log_probs[:, 0] / max_penalty
-        return ops.logical_or(
-            ops.greater(finished_scores[:, -1], best_possible),
-            ops.logical_not(_is_valid(alive_log_probs[:, 0])),
-        )
-
-    def cond(index, alive_seq, alive_log_probs, finished_seq, finished_scores, *_):
+    def cond(index, alive_seq, alive_log_probs, seq, scores, flags, done, cache):
         return ops.logical_and(
-            ops.less(index, max_length),
-            ops.logical_not(ops.all(sentence_done(alive_log_probs, finished_scores))),
+            ops.less(index, max_length), ops.logical_not(ops.all(done))
         )
 
     def body(
@@ -224,6 +234,7 @@ def beam_search(
         finished_seq,
         finished_scores,
         finished_flags,
+        done,
         cache,
     ):
         # [B, K, T + 1] -> [B, K, 1] -> [B*K, 1], the tokens at `index`
@@ -244,8 +255,21 @@ def beam_search(
         # lower (beam, token), as one top-k over [B, K*V] would.
         # [B, K, V] -> [B, K, N], N = 2K (or V, for a vocabulary under 2K)
         per_beam = min(2 * k, logits.shape[-1] or 2 * k)
+        # [B, K, 1], the log-softmax's normalizer, over banned ids too
+        normalizer = ops.logsumexp(logits, axis=-1, keepdims=True)
+        if banned_ids:
+            # [V], broadcast over [B, K, V]
+            vocab = ops.arange(ops.shape(logits)[-1], dtype="int32")
+            banned = ops.any(
+                ops.equal(
+                    ops.expand_dims(vocab, 1),
+                    ops.convert_to_tensor(list(banned_ids), "int32"),
+                ),
+                axis=1,
+            )
+            logits = ops.where(banned, NEG_INF, logits)
         beam_logits, beam_tokens = top_k_by_blocks(logits, per_beam)
-        beam_log_probs = beam_logits - ops.logsumexp(logits, axis=-1, keepdims=True)
+        beam_log_probs = beam_logits - normalizer
         # [B, K, 1] + [B, K, N] -> [B, K*N]
         candidate_log_probs = ops.reshape(
             ops.expand_dims(alive_log_probs, -1) + beam_log_probs, (batch_size, -1)
@@ -271,7 +295,11 @@ def beam_search(
         # [2K] -> [1, 2K]
         in_top_k = ops.expand_dims(ops.less(ops.arange(2 * k), k), 0)
         newly_finished = ops.logical_and(
-            ops.logical_and(ends, in_top_k), _is_valid(topk_log_probs)
+            ops.logical_and(ends, in_top_k), is_valid(topk_log_probs)
+        )
+        # A done sentence's finished set is final. [B] -> [B, 1]
+        newly_finished = ops.logical_and(
+            newly_finished, ops.logical_not(ops.expand_dims(done, 1))
         )
 
         # Alive: the best K extensions that do not end here.
@@ -303,6 +331,19 @@ def beam_search(
             finished_picks,
             axis=1,
         )
+        done = ops.logical_or(
+            done,
+            sentences_done(
+                early_stopping,
+                new_alive_log_probs,
+                finished_scores,
+                finished_flags,
+                length,
+                max_penalty,
+                alpha,
+                length_normalization,
+            ),
+        )
         return (
             index + 1,
             alive_seq,
@@ -310,6 +351,7 @@ def beam_search(
             finished_seq,
             finished_scores,
             finished_flags,
+            done,
             cache,
         )
 
@@ -320,9 +362,10 @@ def beam_search(
         finished_seq,
         finished_scores,
         finished_flags,
+        done,
         cache,
     )
-    _, _, _, finished_seq, finished_scores, finished_flags, _ = ops.while_loop(
+    _, _, _, finished_seq, finished_scores, finished_flags, _, _ = ops.while_loop(
         cond, body, state
     )
     # Every alive beam is finished by its sentence's limit, or stopped early

@@ -9,6 +9,7 @@ the command line and the exported SavedModel all read a `DecodingConfig`.
 import dataclasses
 import numbers
 
+from keras_transformer.decoding.beam_stopping import EARLY_STOPPINGS
 from keras_transformer.validation import (
     check_dataclass_fields,
     check_non_negative_float,
@@ -28,6 +29,26 @@ LENGTH_NORMALIZATIONS = ("gnmt", "average")
 @dataclasses.dataclass(frozen=True)
 class DecodingConfig:
     """Search settings, defaulting to the paper's beam search (§6.1).
+
+    Two beam search options reproduce Hugging Face's `generate` for imported
+    Marian models (`import_marian` sets them from the folder); trained runs
+    keep the exact search:
+
+    - `early_stopping`: when a sentence's search is done (`beam_stopping`).
+      `"exact"` (default): once no alive beam can beat the K finished
+      hypotheses at any length it may reach, so the K best are found (the
+      paper's "terminate early when possible", §6.1; Hugging Face's
+      `early_stopping="never"`). `"heuristic"`: once K are finished and the
+      best alive beam would not beat them if it ended now (Hugging Face's
+      default, `early_stopping=False`; it can stop before the best hypothesis
+      is found). `"k_finished"`: once K are finished (Hugging Face's
+      `early_stopping=True`).
+    - `pad_in_softmax`: pad is never generated; `False` (default) leaves it
+      out of the softmax, so the other tokens' probabilities sum to one
+      (Hugging Face's `renormalize_logits=True`); `True` keeps its share in
+      the softmax and bans it afterwards (Hugging Face's `bad_words_ids`,
+      `renormalize_logits=False`, its default). Beam search only: greedy
+      search picks the same tokens either way.
 
     Derive variants with `dataclasses.replace` (or `with_overrides`). Inside
     a traced search (the exported SavedModel's per-request parameters),
@@ -55,6 +76,12 @@ class DecodingConfig:
     # Marian models' (`length_penalty`).
     length_normalization: str = "gnmt"
     max_extra_length: int = 50  # output length <= input length + 50 (§6.1)
+    # Beam search: when a sentence is done, "exact", "heuristic" or
+    # "k_finished" (class docstring; `beam_stopping`).
+    early_stopping: str = "exact"
+    # Beam search: pad keeps its share of the softmax and is banned after it
+    # (Hugging Face's `bad_words_ids`); False leaves it out of the softmax.
+    pad_in_softmax: bool = False
     n_best: int = 1  # hypotheses returned per sentence, at most beam_size
     temperature: float = 1.0  # for "sample"
     top_k: int = 0  # for "sample"; 0 = the whole vocabulary
@@ -77,6 +104,7 @@ class DecodingConfig:
         check_one_of(
             "length_normalization", self.length_normalization, LENGTH_NORMALIZATIONS
         )
+        check_one_of("early_stopping", self.early_stopping, EARLY_STOPPINGS)
         check_positive_int("beam_size", self.beam_size)
         check_positive_int("n_best", self.n_best)
         if isinstance(self.alpha, numbers.Number):
@@ -85,7 +113,7 @@ class DecodingConfig:
             check_non_negative_int("max_extra_length", self.max_extra_length)
         check_positive_float("temperature", self.temperature)
         check_non_negative_int("top_k", self.top_k)
-        for name in ("constrain_brackets", "match_brackets"):
+        for name in ("pad_in_softmax", "constrain_brackets", "match_brackets"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(
                     f"`{name}` must be a bool. Received: {name}={getattr(self, name)!r}"

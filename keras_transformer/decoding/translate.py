@@ -89,17 +89,23 @@ def output_lengths(source_ids, max_extra_length, max_length=None, model=None):
     return max_length, max_lengths
 
 
-def _decoder_step(model, ids, index, self_caches, encoder_cache, **beam_options):
+def _decoder_step(
+    model, ids, index, self_caches, encoder_cache, pad_in_softmax=False, **options
+):
     """One cached decoder step: `(logits [B, 1, V], new self-attention caches)`.
 
     Only the self-attention keys and values are loop state; the encoder side
-    (`encoder_cache`) stays out of it. `beam_options` are `decode_step`'s
+    (`encoder_cache`) stays out of it. `options` are `decode_step`'s
     `num_beams`, `share_beam_cache`, `self_attention_mask` and, for a model
     with the next-word pointer, `next_word_index` (`next_word_search`).
+    Pad's logit is left for beam search to ban after its softmax with
+    `pad_in_softmax` (`DecodingConfig`).
     """
     logits, self_caches = model.decode_step(
-        ids, index, self_caches, encoder_cache, **beam_options
+        ids, index, self_caches, encoder_cache, **options
     )
+    if pad_in_softmax:
+        return logits, self_caches
     # Padding is never generated: it only ever follows eos, so outputs
     # stay unambiguous (and the model, trained to ignore it, has no
     # meaningful probability for it). [V] -> broadcast over [B, 1, V]
@@ -107,7 +113,7 @@ def _decoder_step(model, ids, index, self_caches, encoder_cache, **beam_options)
     return ops.where(is_pad, NEG_INF, logits), self_caches
 
 
-def _cached_step(model, encoder_cache, num_beams=None):
+def _cached_step(model, encoder_cache, num_beams=None, pad_in_softmax=False):
     """`symbols_to_logits_fn` over the model's decoder, one cache row per row.
 
     With `num_beams=K` the rows are `B*K` beam rows over the encoder cache's
@@ -121,6 +127,7 @@ def _cached_step(model, encoder_cache, num_beams=None):
             index,
             self_caches,
             encoder_cache,
+            pad_in_softmax=pad_in_softmax,
             num_beams=num_beams,
             next_word_index=next_word_index,
         )
@@ -128,7 +135,7 @@ def _cached_step(model, encoder_cache, num_beams=None):
     return symbols_to_logits_fn
 
 
-def _beam_shared_step(model, encoder_cache, beam_size):
+def _beam_shared_step(model, encoder_cache, beam_size, pad_in_softmax=False):
     """`symbols_to_logits_fn` over a beam-shared self-attention cache.
 
     The search state is `{"self": caches, "history": [B*K, L] int32}`: each
@@ -159,6 +166,7 @@ def _beam_shared_step(model, encoder_cache, beam_size):
             index,
             state["self"],
             encoder_cache,
+            pad_in_softmax=pad_in_softmax,
             num_beams=k,
             share_beam_cache=True,
             self_attention_mask=mask,
@@ -218,7 +226,8 @@ def translate(
             alpha (used by beam search and for the returned scores of every
             method), `max_extra_length` (each sentence generates at most its
             source length + this many tokens), sampling's `temperature` and
-            `top_k`, and `share_beam_cache`. `alpha` and `max_extra_length`
+            `top_k`, and beam search's `share_beam_cache`, `early_stopping`
+            and `pad_in_softmax`. `alpha` and `max_extra_length`
             may be scalar tensors (checked by the caller; a tensor
             `max_extra_length` needs `max_length`). `n_best` is not read:
             all N hypotheses are returned. Defaults to `DecodingConfig()`,
@@ -284,11 +293,15 @@ def translate(
     with owned_caches(self_caches) as self_caches:
         batch_size = ops.shape(source_ids)[0]
         initial_ids = ops.full((batch_size,), bos_id, dtype="int32")
-        # Arguments every beam search below shares.
+        # Arguments every beam search below shares. With `pad_in_softmax` the
+        # step leaves pad's logit and the search bans it after its softmax.
+        pad_in_softmax = config.method == "beam" and config.pad_in_softmax
         beam = dict(
             beam_size=beam_size,
             alpha=config.alpha,
             length_normalization=config.length_normalization,
+            early_stopping=config.early_stopping,
+            banned_ids=(PAD_ID,) if pad_in_softmax else (),
             eos_id=eos_id,
             max_length=max_length,
             max_lengths=max_lengths,
@@ -306,7 +319,7 @@ def translate(
                 max_lengths,
                 *next_word_search(
                     model,
-                    _cached_step(model, encoder_cache, num_beams=beam_size),
+                    _cached_step(model, encoder_cache, beam_size, pad_in_softmax),
                     self_caches,
                     rows=batch_size,
                 ),
@@ -330,7 +343,7 @@ def translate(
                 max_lengths,
                 *next_word_search(
                     model,
-                    _beam_shared_step(model, encoder_cache, beam_size),
+                    _beam_shared_step(model, encoder_cache, beam_size, pad_in_softmax),
                     state,
                     rows=batch_size * beam_size,
                 ),

@@ -170,6 +170,9 @@ def marian_recipe(
         beam_size=beams,
         alpha=float(generation.get("length_penalty", 1.0)),
         length_normalization="average",
+        # `generate()`'s defaults, as the model's authors measured it.
+        early_stopping=folder.early_stopping,
+        pad_in_softmax=folder.pad_in_softmax,
     )
     tokenizer_config = folder.tokenizer_config
     name = os.path.basename(os.path.normpath(folder.path))

@@ -36,6 +36,21 @@ REFUSED_SWITCHES = (
     "normalize_embedding",
     "add_bias_logits",
 )
+# The generation fields read (from `config.json` in older folders).
+GENERATION_FIELDS = (
+    "num_beams",
+    "max_length",
+    "length_penalty",
+    "bad_words_ids",
+    "early_stopping",
+    "renormalize_logits",
+)
+# Hugging Face's `early_stopping` -> `DecodingConfig.early_stopping`.
+EARLY_STOPPING = (
+    (False, "heuristic"),  # Hugging Face's default
+    (True, "k_finished"),
+    ("never", "exact"),
+)
 # Pairs of encoder and decoder fields our model has one value for.
 SAME_IN_BOTH = (
     ("encoder_attention_heads", "decoder_attention_heads"),
@@ -54,6 +69,12 @@ class MarianFolder:
             of `config.json` (older folders keep them there); `{}` if neither.
         weights_path: str. `model.safetensors` or `pytorch_model.bin`.
         tokenizer_config: dict. `tokenizer_config.json`, or `{}`.
+        early_stopping: str. The `DecodingConfig.early_stopping` of the
+            folder's `early_stopping` (Hugging Face's default, False, when
+            absent: `"heuristic"`).
+        pad_in_softmax: bool. Whether pad keeps its share of the softmax
+            (`DecodingConfig.pad_in_softmax`): Hugging Face bans it with
+            `bad_words_ids` after the softmax unless `renormalize_logits`.
     """
 
     path: str
@@ -61,6 +82,8 @@ class MarianFolder:
     generation: dict
     weights_path: str
     tokenizer_config: dict
+    early_stopping: str
+    pad_in_softmax: bool
 
     def file(self, name: str) -> str:
         """The path of `name` inside the folder."""
@@ -119,11 +142,7 @@ def read_marian_folder(path) -> MarianFolder:
         )
     config = _read_json(os.path.join(path, CONFIG))
     check_marian_config(config)
-    generation = {
-        key: config[key]
-        for key in ("num_beams", "max_length", "length_penalty", "bad_words_ids")
-        if key in config
-    }
+    generation = {key: config[key] for key in GENERATION_FIELDS if key in config}
     if os.path.isfile(os.path.join(path, GENERATION_CONFIG)):
         generation.update(_read_json(os.path.join(path, GENERATION_CONFIG)))
     tokenizer_config = {}
@@ -135,7 +154,15 @@ def read_marian_folder(path) -> MarianFolder:
             "supported yet. Received: separate_vocabs=True in "
             f"{os.path.join(path, 'tokenizer_config.json')}"
         )
-    return MarianFolder(path, config, generation, weights[0], tokenizer_config)
+    return MarianFolder(
+        path,
+        config,
+        generation,
+        weights[0],
+        tokenizer_config,
+        early_stopping=_early_stopping(generation),
+        pad_in_softmax=_pad_in_softmax(generation),
+    )
 
 
 def check_marian_config(config: dict) -> None:
@@ -186,6 +213,31 @@ def check_marian_config(config: dict) -> None:
             f"d_model={config.get('d_model')!r}, "
             f"encoder_attention_heads={config.get('encoder_attention_heads')!r}"
         )
+
+
+def _early_stopping(generation):
+    """Hugging Face's `early_stopping` (default False) as ours."""
+    value = generation.get("early_stopping", False)
+    for theirs, ours in EARLY_STOPPING:
+        # `is` for the bools (1 == True); "never" is a str.
+        if value is theirs or (isinstance(value, str) and value == theirs):
+            return ours
+    raise UserError(
+        'Unsupported early_stopping; expected false, true or "never". '
+        f"Received: early_stopping={value!r}"
+    )
+
+
+def _pad_in_softmax(generation):
+    """Whether pad keeps its softmax share: Hugging Face bans it after the
+    softmax (`bad_words_ids`) unless `renormalize_logits` (default False)."""
+    value = generation.get("renormalize_logits", False)
+    if not isinstance(value, bool):
+        raise UserError(
+            "renormalize_logits must be true or false. Received: "
+            f"renormalize_logits={value!r}"
+        )
+    return not value
 
 
 def _read_json(path):

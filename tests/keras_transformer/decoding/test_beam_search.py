@@ -1,3 +1,4 @@
+import functools
 import importlib
 import itertools
 import math
@@ -8,6 +9,7 @@ import pytest
 from keras import ops
 
 from keras_transformer.decoding import beam_search, greedy_search
+from keras_transformer.decoding.beam_search import NEG_INF
 from tests.markers import tensorflow_only
 
 # The module (the package's `beam_search` attribute is the function).
@@ -224,6 +226,83 @@ def test_terminates_early_when_no_live_beam_can_win(alpha, steps):
     np.testing.assert_array_equal(np.array(ids)[0, :, :3], [[EOS, 0, 0], [2, EOS, 0]])
 
 
+def _eos_then_sure_eos_fn(ids, index, cache):
+    """First step: p(eos) = .6, p(4) = .4; later steps: p(eos) = .99, p(4) =
+    .01 (ids 0 to 2 get 1e-9)."""
+    first = ops.log(ops.convert_to_tensor([1e-9, 1e-9, 1e-9, 0.6, 0.4]))
+    later = ops.log(ops.convert_to_tensor([1e-9, 1e-9, 1e-9, 0.99, 0.01]))
+    logits = ops.where(ops.equal(index, 0), first, later)
+    return ops.tile(ops.expand_dims(logits, 0), (ops.shape(ids)[0], 1)), cache
+
+
+@pytest.mark.parametrize(
+    "early_stopping, expected_ids, expected_score",
+    [
+        # One beam, scores log P / |y| (alpha 1, "average"), T = 3.
+        # Step 1: "eos" finishes with log .6 = -0.511; "4" stays alive with
+        # log .4 = -0.916. Its bound at the maximum length, -0.916 / 3 =
+        # -0.305, beats -0.511, so the exact search goes on. Step 2: "4 eos"
+        # finishes with log(.4 * .99) / 2 = -0.463, better; the alive "4 4"
+        # (log .004 = -5.52) cannot beat it even at T (-1.84): done.
+        ("exact", [4, EOS, 0], math.log(0.4 * 0.99) / 2),
+        # After step 1 the heuristic divides by the current length: -0.916 / 1
+        # <= -0.511, so it stops with the worse "eos"; one finished
+        # hypothesis (K = 1) stops "k_finished" there too.
+        ("heuristic", [EOS, 0, 0], math.log(0.6)),
+        ("k_finished", [EOS, 0, 0], math.log(0.6)),
+    ],
+)
+def test_hugging_face_stopping_rules_can_stop_before_the_best(
+    early_stopping, expected_ids, expected_score
+):
+    def search():
+        return beam_search(
+            _eos_then_sure_eos_fn,
+            ops.zeros((1,), "int32"),
+            (),
+            beam_size=1,
+            alpha=1.0,
+            eos_id=EOS,
+            max_length=3,
+            length_normalization="average",
+            early_stopping=early_stopping,
+        )
+
+    for ids, scores in (search(), _compiled(search)()):
+        np.testing.assert_array_equal(np.array(ids), [[expected_ids]])
+        np.testing.assert_allclose(np.array(scores), [[expected_score]], rtol=1e-5)
+
+
+def test_banned_ids_keep_their_share_of_the_softmax():
+    # p(pad 0) = .5, p(eos) = .3, p(4) = .2; one step (T = 1), alpha 0.
+    # Banned after the log-softmax: "eos" log .3 = -1.204 and "4" log .2 =
+    # -1.609, the log-softmax of the unmasked logits; banned before it (pad
+    # at NEG_INF), the rest renormalize: log .6 = -0.511 and log .4 = -0.916.
+    probs = [0.5, 1e-9, 1e-9, 0.3, 0.2]
+
+    def fn(ids, index, cache, banned_in_step=False):
+        logits = ops.log(ops.convert_to_tensor([probs]))
+        if banned_in_step:
+            logits = ops.where(ops.equal(ops.arange(5), 0), NEG_INF, logits)
+        return ops.tile(logits, (ops.shape(ids)[0], 1)), cache
+
+    def search(fn, **options):
+        return beam_search(
+            fn, ops.full((1,), 2, "int32"), (), 2, 0.0, EOS, 1, pad_id=0, **options
+        )
+
+    ids, scores = search(fn, banned_ids=(0,))
+    np.testing.assert_array_equal(np.array(ids), [[[EOS], [4]]])
+    np.testing.assert_allclose(
+        np.array(scores), [[math.log(0.3), math.log(0.2)]], rtol=1e-5
+    )
+    ids, scores = search(functools.partial(fn, banned_in_step=True))
+    np.testing.assert_array_equal(np.array(ids), [[[EOS], [4]]])
+    np.testing.assert_allclose(
+        np.array(scores), [[math.log(0.6), math.log(0.4)]], rtol=1e-5
+    )
+
+
 def _compiled(fn):
     """The function compiled as a whole: XLA on TensorFlow, jax.jit on JAX."""
     if keras.backend.backend() == "tensorflow":
@@ -300,6 +379,7 @@ def test_run_time_buffer_size_equals_the_static_one():
         ({"max_length": 2.5}, "max_length=2.5"),
         ({"max_length": True}, "max_length=True"),
         ({"max_length": np.array([3, 4], "int32")}, r"max_length=\[3 4\]"),
+        ({"early_stopping": "never"}, "early_stopping='never'"),
     ],
 )
 def test_rejects_invalid_arguments(kwargs, match):

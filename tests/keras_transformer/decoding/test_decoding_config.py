@@ -13,6 +13,8 @@ def test_defaults_are_the_papers():
     assert (config.method, config.beam_size, config.alpha) == ("beam", 4, 0.6)
     assert (config.max_extra_length, config.n_best) == (50, 1)
     assert config.num_hypotheses == 4
+    # The exact search, pad out of the softmax (`import_marian` changes both).
+    assert (config.early_stopping, config.pad_in_softmax) == ("exact", False)
     assert DecodingConfig(method="greedy").num_hypotheses == 1
     with pytest.raises(dataclasses.FrozenInstanceError):
         config.beam_size = 8
@@ -30,6 +32,9 @@ def test_defaults_are_the_papers():
         ({"method": "greedy", "n_best": 2}, "n_best=2"),
         ({"temperature": 0.0}, "temperature=0.0"),
         ({"top_k": -2}, "top_k=-2"),
+        ({"early_stopping": False}, "early_stopping=False"),
+        ({"early_stopping": "never"}, "early_stopping='never'"),
+        ({"pad_in_softmax": 1}, "pad_in_softmax=1"),
     ],
 )
 def test_bad_values_name_what_was_received(fields, message):

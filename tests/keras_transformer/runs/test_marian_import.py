@@ -7,6 +7,7 @@ imported once, and our logits, greedy and beam outputs and export are
 compared with them.
 """
 
+import dataclasses
 import importlib.util
 import json
 import os
@@ -23,6 +24,7 @@ from keras_transformer.decoding.translate import translate  # noqa: E402
 from keras_transformer.runs import UserError, load_run  # noqa: E402
 from keras_transformer.runs.marian_import import (  # noqa: E402
     import_marian,
+    marian_recipe,
     read_marian_folder,
 )
 from tests.marian_reference import (  # noqa: E402
@@ -72,17 +74,23 @@ def _our_greedy(imported):
 
 
 def _our_beam(imported):
-    """Our beam-4 translations of `sample_sentences` (`Translator.from_run`),
-    computed once for the module. Up to 50 tokens past each source's length,
-    the export's limit (every reference output is shorter, and the tests
-    compare them with Hugging Face's, searched to `HF_MAX_LENGTH`)."""
+    """Our translations of `sample_sentences` with the imported recipe's
+    decoding (`Translator.from_run`: beam 4, Hugging Face's default stopping
+    and pad ban), computed once for the module. Up to 50 tokens past each
+    source's length, the export's limit (every reference output is shorter,
+    and the tests compare them with Hugging Face's, searched to
+    `HF_MAX_LENGTH`)."""
     from keras_transformer.translation import Translator
 
     if "beam" not in imported:
         translator = Translator.from_run(imported["run"])
-        assert translator.decoding.length_normalization == "average"
+        decoding = translator.decoding
+        assert (decoding.method, decoding.beam_size) == ("beam", 4)
+        assert decoding.length_normalization == "average"
+        assert decoding.early_stopping == "heuristic"
+        assert decoding.pad_in_softmax
         imported["beam"] = translator.translate(
-            sample_sentences(), beam_size=4, max_extra_length=EXPORT_EXTRA_LENGTH
+            sample_sentences(), max_extra_length=EXPORT_EXTRA_LENGTH
         )
     return imported["beam"]
 
@@ -122,18 +130,42 @@ def test_greedy_outputs_equal_generate_with_one_beam(imported):
     assert ours == reference
 
 
-def test_beam_outputs_equal_generate_with_four_beams(imported):
-    """Our search is exact: it stops when no running beam can beat the
-    finished ones at the length limit (HF's `early_stopping="never"`), and
-    it never generates pad, with pad out of the softmax (HF's
-    `renormalize_logits=True`); BUILD_NOTES, "Imported models"."""
+def test_default_beam_outputs_equal_generate_with_its_defaults(imported):
+    """The imported recipe searches as `generate(num_beams=4,
+    length_penalty=1.0)` does: Hugging Face's heuristic stopping
+    (`early_stopping=False`) and pad banned after the softmax
+    (`bad_words_ids`); BUILD_NOTES, "Imported models"."""
     sentences = sample_sentences()
-    expected = imported["reference"]["beam_text"]
+    reference = imported["reference"]
+    expected = reference["beam_default_text"]
     ours = _our_beam(imported)
     # The last line is empty: ours is empty (BUILD_NOTES, "Bad input"),
     # Hugging Face translates the lone eos.
     assert ours[:-1] == expected[:-1]
     assert sentences[-1] == "" and ours[-1] == ""
+    # The defaults matter here: the exact search differs on some lines.
+    assert reference["beam_default"] != reference["beam"]
+
+
+def test_exact_beam_outputs_equal_generate_without_early_stopping(imported):
+    """With our exact search (it stops when no running beam can beat the
+    finished ones at the length limit: HF's `early_stopping="never"`) and pad
+    out of the softmax (HF's `renormalize_logits=True`), as trained runs
+    decode."""
+    loaded = load_run(imported["run"], seeded=False)
+    source = pipelines.encode_sources(
+        loaded.tokenizer, sample_sentences(), 512
+    ).to_tensor()
+    decoding = dataclasses.replace(
+        loaded.recipe.decoding,
+        early_stopping="exact",
+        pad_in_softmax=False,
+        max_extra_length=EXPORT_EXTRA_LENGTH,
+    )
+    ids, _ = translate(loaded.model, source, decoding)
+    ours = _ours_as_marian(imported, np.asarray(ids)[:, 0].tolist())
+    # The last line is empty (as above).
+    assert ours[:-1] == imported["reference"]["beam"][:-1]
 
 
 def test_the_export_translates_as_the_run(imported, tmp_path):
@@ -145,13 +177,14 @@ def test_the_export_translates_as_the_run(imported, tmp_path):
     # The in-process translations were made before the export or are made
     # after it: `export` seeds Keras, which frees the SentencePiece resources
     # of tokenizers loaded before (BUILD_NOTES).
-    ours = exported.translate(
-        sample_sentences(), beam_size=4, max_extra_length=EXPORT_EXTRA_LENGTH
-    )
+    assert exported.decoding == Translator.from_run(imported["run"]).decoding
+    ours = exported.translate(sample_sentences(), max_extra_length=EXPORT_EXTRA_LENGTH)
     assert ours == _our_beam(imported)
     record = json.load(open(os.path.join(path, "assets.extra", "record.json")))
     assert record["tokenizer"]["kind"] == "marian"
     assert record["decoding"]["length_normalization"] == "average"
+    assert record["decoding"]["early_stopping"] == "heuristic"
+    assert record["decoding"]["pad_in_softmax"] is True
     for name in ("source.spm", "target.spm", "vocab.json"):
         assert os.path.isfile(os.path.join(path, "assets.extra", name))
 
@@ -184,6 +217,8 @@ def test_the_record_names_the_source_folder_and_its_weights(imported):
         ("activation_function", "gelu_new"),
         ("model_type", "bart"),
         ("share_encoder_decoder_embeddings", False),
+        ("early_stopping", "sometimes"),
+        ("renormalize_logits", "yes"),
     ],
 )
 def test_a_config_our_model_cannot_represent_is_refused_naming_the_field(
@@ -199,6 +234,34 @@ def test_a_config_our_model_cannot_represent_is_refused_naming_the_field(
     (folder / "config.json").write_text(json.dumps(config))
     with pytest.raises(UserError, match=f"{field}={value!r}"):
         read_marian_folder(folder)
+
+
+@pytest.mark.parametrize(
+    "generation, early_stopping, pad_in_softmax",
+    [
+        ({}, "heuristic", True),
+        ({"early_stopping": False}, "heuristic", True),
+        ({"early_stopping": True}, "k_finished", True),
+        ({"early_stopping": "never", "renormalize_logits": True}, "exact", False),
+    ],
+)
+def test_the_search_follows_the_folders_generation_config(
+    imported, tmp_path, generation, early_stopping, pad_in_softmax
+):
+    folder = tmp_path / "hf"
+    folder.mkdir()
+    for name in os.listdir(imported["folder"]):
+        if name != "generation_config.json":
+            os.symlink(os.path.join(imported["folder"], name), folder / name)
+    (folder / "generation_config.json").write_text(json.dumps(generation))
+    read = read_marian_folder(folder)
+    assert (read.early_stopping, read.pad_in_softmax) == (
+        early_stopping,
+        pad_in_softmax,
+    )
+    decoding = marian_recipe(read, 200).decoding
+    assert decoding.early_stopping == early_stopping
+    assert decoding.pad_in_softmax == pad_in_softmax
 
 
 def test_a_folder_without_weights_is_named(tmp_path, imported):
