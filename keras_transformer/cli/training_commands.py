@@ -113,8 +113,8 @@ def add_commands(commands):
     demo = commands.add_parser(
         "demo",
         help="Train, average, evaluate, export and reload a small English-German "
-        "model on the bundled corpus (a fixed number of updates, about 12 minutes "
-        "in all on 2 CPU cores).",
+        "model on the bundled corpus (a fixed number of updates; minutes on 2 CPU "
+        "cores, measured in docs/results.md).",
     )
     demo.add_argument(
         "--task",
