@@ -88,10 +88,10 @@ IDS_SPEC = tf.TensorSpec([None, None], tf.int32, name="source_ids")
 class TranslatorModule(tf.Module):
     """A `Transformer` and its tokenizer as a servable `tf.Module`.
 
-    See the module docstring for the signatures and their behaviour. Save it
-    with `tf.saved_model.save(module, path, signatures=module.signatures())`,
-    or use `savedmodels.export_translator`, which also writes the TF Serving
-    layout and the reproducibility record. TensorFlow backend only.
+    See the module docstring for the signatures and their behaviour. Export
+    it with `savedmodels.export_translator`, which saves the signatures only
+    (each search traced once), the TF Serving layout and the reproducibility
+    record. TensorFlow backend only.
 
     Args:
         model: a `keras_transformer.Transformer` with one (shared) vocabulary

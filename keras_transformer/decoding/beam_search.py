@@ -79,7 +79,9 @@ def beam_search(
     early_stopping="exact",
     banned_ids=(),
 ):
-    """Finds the K best hypotheses per sentence under the GNMT-penalised score.
+    """Finds the K best hypotheses per sentence under a length-penalised score
+    (`length_penalty`: GNMT's by default), exactly with
+    `early_stopping="exact"`, the default (`beam_stopping`).
 
     Runs on fixed-size buffers updated in place inside `keras.ops.while_loop`,
     so it traces into a `tf.function`, compiles with XLA
@@ -156,8 +158,9 @@ def beam_search(
         A tuple `(sequences, scores)`:
         `sequences`: int32 `[B, K, T]`, the K best hypotheses of each
             sentence, best first: tokens, eos, then `pad_id`.
-        `scores`: float32 `[B, K]`, `log P(y | x) / ((5 + |y|) / 6) ** alpha`
-            with `|y|` the number of generated tokens, eos included. `-inf`
+        `scores`: float32 `[B, K]`, `log P(y | x) / length_penalty(|y|)`
+            (GNMT's `((5 + |y|) / 6) ** alpha` by default) with `|y|` the
+            number of generated tokens, eos included. `-inf`
             marks an empty slot, possible only when a sentence has fewer than
             K distinct hypotheses.
 

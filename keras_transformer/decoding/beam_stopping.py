@@ -16,7 +16,9 @@ fall) and `worst` the worst of the K finished scores:
   length) <= worst`, the best alive beam would not beat the worst finished one
   if it ended now. With alpha > 0 a longer hypothesis may still score better,
   so the search can stop before the best one is found. Hugging Face's default,
-  `early_stopping=False`.
+  `early_stopping=False`, as its vectorized beam search (transformers 5)
+  applies it: the best alive beam, not the best of all candidates of the
+  step, which older releases compared and which may stop a step later.
 - `"k_finished"`: K hypotheses are finished. Hugging Face's
   `early_stopping=True`.
 

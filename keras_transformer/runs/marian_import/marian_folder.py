@@ -161,7 +161,7 @@ def read_marian_folder(path) -> MarianFolder:
         weights[0],
         tokenizer_config,
         early_stopping=_early_stopping(generation),
-        pad_in_softmax=_pad_in_softmax(generation),
+        pad_in_softmax=_pad_in_softmax(generation, config.get("pad_token_id")),
     )
 
 
@@ -228,9 +228,19 @@ def _early_stopping(generation):
     )
 
 
-def _pad_in_softmax(generation):
+def _pad_in_softmax(generation, pad_id):
     """Whether pad keeps its softmax share: Hugging Face bans it after the
-    softmax (`bad_words_ids`) unless `renormalize_logits` (default False)."""
+    softmax (`bad_words_ids`) unless `renormalize_logits` (default False).
+
+    Our searches ban pad and nothing else, so `bad_words_ids` may name pad
+    only (OPUS-MT folders ban it; absent, pad is banned all the same).
+    """
+    banned = generation.get("bad_words_ids")
+    if banned is not None and banned != [[pad_id]]:
+        raise UserError(
+            f"Unsupported bad_words_ids; only the pad id ({pad_id}) can be banned. "
+            f"Received: bad_words_ids={banned!r}"
+        )
     value = generation.get("renormalize_logits", False)
     if not isinstance(value, bool):
         raise UserError(

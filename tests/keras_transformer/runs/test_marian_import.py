@@ -236,6 +236,21 @@ def test_a_config_our_model_cannot_represent_is_refused_naming_the_field(
         read_marian_folder(folder)
 
 
+def test_a_banned_id_other_than_pad_is_refused_naming_it(imported, tmp_path):
+    """Our searches ban pad only: another id in `bad_words_ids` is refused."""
+    folder = tmp_path / "hf"
+    folder.mkdir()
+    for name in os.listdir(imported["folder"]):
+        if name != "generation_config.json":
+            os.symlink(os.path.join(imported["folder"], name), folder / name)
+    source = os.path.join(imported["folder"], "generation_config.json")
+    generation = json.load(open(source))
+    generation["bad_words_ids"] = [[5]]
+    (folder / "generation_config.json").write_text(json.dumps(generation))
+    with pytest.raises(UserError, match=r"bad_words_ids=\[\[5\]\]"):
+        read_marian_folder(folder)
+
+
 @pytest.mark.parametrize(
     "generation, early_stopping, pad_in_softmax",
     [

@@ -79,6 +79,7 @@ def train(strategy, local_loss=False):
             )
     initial = [np.array(w) for w in model.weights]
     history = model.fit(data(), epochs=1, verbose=0)
+    train.policy = model.dtype_policy.name
     return [np.array(w) for w in model.weights], history.history["loss"][-1], initial
 
 
@@ -95,6 +96,7 @@ for precision in sys.argv[1:] or ["float32"]:
     local, _, _ = train(mirrored_strategy, local_loss=True)
     figures = {
         "precision": precision,
+        "policy": train.policy,  # the policy the model really trained in
         "max_weight_difference": max_difference(single, mirrored),
         "max_weight_difference_local_normalisation": max_difference(single, local),
         "max_weight_change": max_difference(single, initial),

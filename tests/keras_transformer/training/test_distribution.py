@@ -58,6 +58,7 @@ def test_two_replicas_give_the_same_weights_as_one_device(
     by far more, or the test proves nothing.
     """
     figures = replica_figures[precision]
+    assert figures["policy"] == precision
     assert figures["max_weight_change"] > 1e-1
     assert figures["max_weight_difference"] < tolerance
     assert figures["max_weight_difference_local_normalisation"] > max(
