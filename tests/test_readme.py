@@ -12,6 +12,7 @@ import shlex
 import numpy as np
 import pytest
 import tensorflow_datasets as tfds
+import yaml
 
 from keras_transformer import cli
 from tests.keras_transformer.cli.conftest import (  # noqa: F401 (fixtures)
@@ -21,22 +22,20 @@ from tests.keras_transformer.cli.conftest import (  # noqa: F401 (fixtures)
 from tests.keras_transformer.models.parameter_count import config_count
 
 README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
-# The README, then the guide pages in mkdocs.yml's order: a later block may use
-# what an earlier one of its page defined.
-GUIDE_PAGES = [
-    "index",
-    "command-line",
-    "training",
-    "recipes",
-    "parsing",
-    "pretrained",
-    "library",
-    "serving",
-]
+
+
+def _guide_pages():
+    """The getting-started page and the guides, in the site's order (its nav in
+    mkdocs.yml): a later block may use what an earlier one of its page
+    defined."""
+    nav = yaml.safe_load((README.parent / "mkdocs.yml").read_text())["nav"]
+    entries = {key: value for item in nav for key, value in item.items()}
+    guides = [page for item in entries["Guides"] for page in item.values()]
+    return [entries["Getting started"], *guides]
 
 
 def _documentation():
-    pages = [README.parent / "docs" / f"{name}.md" for name in GUIDE_PAGES]
+    pages = [README.parent / "docs" / name for name in _guide_pages()]
     return "\n".join(path.read_text("utf-8") for path in [README, *pages])
 
 
