@@ -4,11 +4,15 @@ output row per sentence."""
 
 from keras import ops
 
-from keras_transformer.decoding.beam_search import NEG_INF, beam_search
-from keras_transformer.decoding.beam_utils import gather_beams
+from keras_transformer.decoding.beam_search import beam_search
 from keras_transformer.decoding.bracket_constraint import (
     constrained_search,
     tree_length_limit,
+)
+from keras_transformer.decoding.decoder_steps import (
+    beam_shared_step,
+    cached_step,
+    reorder_history,
 )
 from keras_transformer.decoding.decoding_config import DecodingConfig
 from keras_transformer.decoding.greedy_search import greedy_search
@@ -89,106 +93,6 @@ def output_lengths(source_ids, max_extra_length, max_length=None, model=None):
     return max_length, max_lengths
 
 
-def _decoder_step(
-    model, ids, index, self_caches, encoder_cache, pad_in_softmax=False, **options
-):
-    """One cached decoder step: `(logits [B, 1, V], new self-attention caches)`.
-
-    Only the self-attention keys and values are loop state; the encoder side
-    (`encoder_cache`) stays out of it. `options` are `decode_step`'s
-    `num_beams`, `share_beam_cache`, `self_attention_mask` and, for a model
-    with the next-word pointer, `next_word_index` (`next_word_search`).
-    Pad's logit is left for beam search to ban after its softmax with
-    `pad_in_softmax` (`DecodingConfig`).
-    """
-    logits, self_caches = model.decode_step(
-        ids, index, self_caches, encoder_cache, **options
-    )
-    if pad_in_softmax:
-        return logits, self_caches
-    # Padding is never generated: it only ever follows eos, so outputs
-    # stay unambiguous (and the model, trained to ignore it, has no
-    # meaningful probability for it). [V] -> broadcast over [B, 1, V]
-    is_pad = ops.equal(ops.arange(ops.shape(logits)[-1]), PAD_ID)
-    return ops.where(is_pad, NEG_INF, logits), self_caches
-
-
-def _cached_step(model, encoder_cache, num_beams=None, pad_in_softmax=False):
-    """`symbols_to_logits_fn` over the model's decoder, one cache row per row.
-
-    With `num_beams=K` the rows are `B*K` beam rows over the encoder cache's
-    one row per sentence.
-    """
-
-    def symbols_to_logits_fn(ids, index, self_caches, next_word_index=None):
-        return _decoder_step(
-            model,
-            ids,
-            index,
-            self_caches,
-            encoder_cache,
-            pad_in_softmax=pad_in_softmax,
-            num_beams=num_beams,
-            next_word_index=next_word_index,
-        )
-
-    return symbols_to_logits_fn
-
-
-def _beam_shared_step(model, encoder_cache, beam_size, pad_in_softmax=False):
-    """`symbols_to_logits_fn` over a beam-shared self-attention cache.
-
-    The search state is `{"self": caches, "history": [B*K, L] int32}`: each
-    sentence's K beams write their keys and values into one cache row per
-    sentence, slot `p * K + k` for position p of beam row k (see
-    `CachedMultiHeadAttention`), and `history[r, p]` is the slot k (the
-    sentence's beam row that wrote it) holding position p of beam r's
-    hypothesis (-1: not decoded yet). A step records the new position as the
-    beam's own slot and attends through the mask `history` makes; reordering
-    beams gathers `history` rows only (`_reorder_history`), never the keys and
-    values.
-    """
-    k = beam_size
-
-    def symbols_to_logits_fn(ids, index, state, next_word_index=None):
-        rows = ops.shape(ids)[0]
-        # [B*K] -> [B*K, 1]: position `index` of beam row r is in slot r % K
-        own = ops.expand_dims(ops.mod(ops.arange(rows, dtype="int32"), k), 1)
-        history = ops.slice_update(state["history"], [0, index], own)
-        # T: static, or a run-time buffer size (`translate`'s `max_length`)
-        length = history.shape[1] or ops.shape(history)[1]
-        # [B*K, L, 1] == [K] -> [B*K, L, K] -> [B, K, L*K], slot p*K + j
-        mask = ops.equal(ops.expand_dims(history, -1), ops.arange(k, dtype="int32"))
-        mask = ops.reshape(mask, (-1, k, length * k))
-        logits, caches = _decoder_step(
-            model,
-            ids,
-            index,
-            state["self"],
-            encoder_cache,
-            pad_in_softmax=pad_in_softmax,
-            num_beams=k,
-            share_beam_cache=True,
-            self_attention_mask=mask,
-            next_word_index=next_word_index,
-        )
-        return logits, {"self": caches, "history": history}
-
-    return symbols_to_logits_fn
-
-
-def _reorder_history(state, flat_indices):
-    """`beam_search`'s reorder for `_beam_shared_step`: every row of the state
-    (the history, and the counters of `BracketConstraint` and
-    `next_word_search` wrapped around it) but the shared keys and values."""
-    if isinstance(state, dict):
-        return {
-            key: value if key == "self" else _reorder_history(value, flat_indices)
-            for key, value in state.items()
-        }
-    return gather_beams(state, flat_indices)
-
-
 def translate(
     model,
     source_ids,
@@ -210,7 +114,7 @@ def translate(
     `config.share_beam_cache` (the default) the decoder self-attention cache
     is shared the same way: the K beams of a sentence share one cache row with
     K slots per position and each beam's history is recorded apart
-    (`_beam_shared_step`), so reordering beams moves no keys or values, while
+    (`beam_shared_step`), so reordering beams moves no keys or values, while
     attention reads all K * T slots of the sentence through a mask. Otherwise
     there is one cache row per beam, gathered every step. Same results; the
     shared cache is faster under XLA on CPU (no gather of the caches) and as
@@ -281,7 +185,7 @@ def translate(
         max_lengths = ops.minimum(max_lengths, limits)
     encoder_output, source_mask = model.encode(source_ids)
     # A shared beam cache has K slots per position (one row per sentence, see
-    # `_beam_shared_step`).
+    # `beam_shared_step`).
     beam_size = config.beam_size
     shared = config.method == "beam" and config.share_beam_cache
     slots = beam_size if shared else 1
@@ -319,7 +223,7 @@ def translate(
                 max_lengths,
                 *next_word_search(
                     model,
-                    _cached_step(model, encoder_cache, beam_size, pad_in_softmax),
+                    cached_step(model, encoder_cache, beam_size, pad_in_softmax),
                     self_caches,
                     rows=batch_size,
                 ),
@@ -331,7 +235,7 @@ def translate(
             # One cache row per sentence on both sides: the K beam rows of a
             # sentence attend to its cross-attention row and share one
             # self-attention row of K slots per position, so nothing is tiled
-            # and reordering beams moves no keys or values (`_beam_shared_step`).
+            # and reordering beams moves no keys or values (`beam_shared_step`).
             state = {
                 "self": self_caches,
                 # [B*K, T], -1: not decoded yet
@@ -343,7 +247,7 @@ def translate(
                 max_lengths,
                 *next_word_search(
                     model,
-                    _beam_shared_step(model, encoder_cache, beam_size, pad_in_softmax),
+                    beam_shared_step(model, encoder_cache, beam_size, pad_in_softmax),
                     state,
                     rows=batch_size * beam_size,
                 ),
@@ -356,14 +260,14 @@ def translate(
                 state,
                 **beam,
                 tile_cache_fn=lambda state, k: state,
-                reorder_cache_fn=_reorder_history,
+                reorder_cache_fn=reorder_history,
             )
         step, state = constrained_search(
             constraint,
             word_counts,
             max_lengths,
             *next_word_search(
-                model, _cached_step(model, encoder_cache), self_caches, batch_size
+                model, cached_step(model, encoder_cache), self_caches, batch_size
             ),
             rows_per_count=1,
             buffer_length=max_length,
