@@ -39,6 +39,7 @@ from keras_transformer.decoding.beam_stopping import (
 from keras_transformer.decoding.beam_utils import (
     flat_beam_indices,
     gather_beams,
+    take_per_row,
     tile_beams,
     top_k_by_blocks,
 )
@@ -50,17 +51,6 @@ def _is_int_scalar_tensor(x):
     """Whether `x` is a scalar int32 tensor (a run-time buffer size)."""
     shape = getattr(x, "shape", None)
     return shape is not None and len(shape) == 0 and "int32" in str(x.dtype)
-
-
-def _take_beams(x, indices):
-    """`x[b, indices[b, k], ...]` for `x` `[B, K_in, ...]`, `indices` `[B, K]`."""
-    indices = ops.cast(indices, "int32")
-    if len(x.shape) == 3:
-        # [B, K] -> [B, K, 1] -> [B, K, T + 1]
-        indices = ops.broadcast_to(
-            ops.expand_dims(indices, -1), (*ops.shape(indices), ops.shape(x)[2])
-        )
-    return ops.take_along_axis(x, indices, axis=1)
 
 
 def beam_search(
@@ -280,11 +270,11 @@ def beam_search(
         # [B, K*N] -> [B, 2K]
         topk_log_probs, topk_indices = ops.top_k(candidate_log_probs, 2 * k)
         topk_parents = topk_indices // per_beam
-        topk_tokens = ops.take_along_axis(
-            ops.reshape(beam_tokens, (batch_size, -1)), topk_indices, axis=1
+        topk_tokens = take_per_row(
+            ops.reshape(beam_tokens, (batch_size, -1)), topk_indices
         )
         # [B, K, T + 1] -> [B, 2K, T + 1], then write the new token at index + 1
-        topk_seq = _take_beams(alive_seq, topk_parents)
+        topk_seq = take_per_row(alive_seq, topk_parents)
         topk_seq = ops.slice_update(
             topk_seq, [0, 0, index + 1], ops.expand_dims(topk_tokens, -1)
         )
@@ -310,9 +300,9 @@ def beam_search(
         new_alive_log_probs, alive_picks = ops.top_k(
             ops.where(ends, NEG_INF, topk_log_probs), k
         )
-        alive_seq = _take_beams(topk_seq, alive_picks)
+        alive_seq = take_per_row(topk_seq, alive_picks)
         # [B, K] parents in the old alive set -> [B*K] rows of the cache
-        alive_parents = ops.take_along_axis(topk_parents, alive_picks, axis=1)
+        alive_parents = take_per_row(topk_parents, alive_picks)
         cache = reorder_cache_fn(cache, flat_beam_indices(alive_parents))
 
         # Finished: merge the new ones, by length-penalised score.
@@ -326,13 +316,11 @@ def beam_search(
         finished_scores, finished_picks = ops.top_k(
             ops.concatenate([finished_scores, new_scores], axis=1), k
         )
-        finished_seq = _take_beams(
+        finished_seq = take_per_row(
             ops.concatenate([finished_seq, topk_seq], axis=1), finished_picks
         )
-        finished_flags = ops.take_along_axis(
-            ops.concatenate([finished_flags, newly_finished], axis=1),
-            finished_picks,
-            axis=1,
+        finished_flags = take_per_row(
+            ops.concatenate([finished_flags, newly_finished], axis=1), finished_picks
         )
         done = ops.logical_or(
             done,

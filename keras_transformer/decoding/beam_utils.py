@@ -39,6 +39,33 @@ def gather_beams(nest, flat_indices):
     return keras.tree.map_structure(lambda x: ops.take(x, flat_indices, axis=0), nest)
 
 
+def take_per_row(x, indices):
+    """`x[b, indices[b, m], ...]`: entries of each row along axis 1, as one
+    gather along axis 0.
+
+    What `ops.take_along_axis(x, indices, axis=1)` gives (with `indices`
+    broadcast over `x`'s trailing axes), without the copies Keras'
+    TensorFlow backend makes for it: that swaps axis 1 of `x` to the end,
+    transposing the whole of `x` (a beam step's `[B, K, V]` logits, say) and
+    the broadcast indices, to gather one element at a time and swap back.
+    Here the rows of `x` flattened to `[B*N, ...]` are gathered whole.
+
+    Args:
+        x: tensor `[B, N, ...]`.
+        indices: int tensor `[B, M]`, values in `[0, N)`.
+
+    Returns:
+        tensor `[B, M, ...]`, `x`'s dtype.
+    """
+    shape = ops.shape(x)
+    batch_size, size, trailing = shape[0], shape[1], tuple(shape[2:])
+    # [B, M] + [B, 1] -> [B*M], rows of x as [B*N, ...]
+    offsets = ops.expand_dims(ops.arange(batch_size, dtype="int32") * size, 1)
+    rows = ops.reshape(ops.cast(indices, "int32") + offsets, (-1,))
+    taken = ops.take(ops.reshape(x, (-1, *trailing)), rows, axis=0)
+    return ops.reshape(taken, (batch_size, ops.shape(indices)[1], *trailing))
+
+
 def flat_beam_indices(beam_indices):
     """Turns per-sentence beam indices `[B, K]` into row indices `[B*K]`.
 
@@ -97,12 +124,11 @@ def top_k_by_blocks(x, k, block_size=16):
     _, best_blocks = ops.top_k(ops.max(rows, axis=-1), k)
     best_blocks = ops.sort(ops.cast(best_blocks, "int32"), axis=-1)
     # [R, k, block_size] -> [R, k * block_size]
-    candidates = ops.take_along_axis(rows, ops.expand_dims(best_blocks, -1), axis=1)
-    candidates = ops.reshape(candidates, (-1, k * block_size))
+    candidates = ops.reshape(take_per_row(rows, best_blocks), (-1, k * block_size))
     values, picks = ops.top_k(candidates, k)
     picks = ops.cast(picks, "int32")
     # [R, k]: the picked candidate's block and its position in the row
-    block = ops.take_along_axis(best_blocks, picks // block_size, axis=1)
+    block = take_per_row(best_blocks, picks // block_size)
     indices = block * block_size + picks % block_size
     return (
         ops.reshape(values, (*leading, k)),

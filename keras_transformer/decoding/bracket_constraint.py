@@ -39,6 +39,7 @@ import numpy as np
 from keras import ops
 
 from keras_transformer.decoding.beam_search import NEG_INF
+from keras_transformer.decoding.beam_utils import take_per_row
 from keras_transformer.validation import check_positive_int
 
 # Constituents beyond one per word that `tree_length_limit` leaves room for:
@@ -221,8 +222,8 @@ class BracketConstraint:
             # The innermost open bracket: [R, 1], its close and the words
             # left when it opened; only its close, once a word is inside.
             top = column(ops.maximum(depth - 1, 0))
-            close = ops.take_along_axis(state["closes"], top, axis=1)
-            opened_at = ops.take_along_axis(state["opened_at"], top, axis=1)
+            close = take_per_row(state["closes"], top)
+            opened_at = take_per_row(state["opened_at"], top)
             may_close = ops.logical_and(
                 ops.logical_and(may_close, column(words) < opened_at),
                 ops.equal(ops.arange(self.vocab_size, dtype="int32"), close),

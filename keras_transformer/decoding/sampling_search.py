@@ -5,6 +5,7 @@ beam search; useful for back-translation and diverse outputs)."""
 import keras
 from keras import ops
 
+from keras_transformer.decoding.beam_utils import take_per_row
 from keras_transformer.decoding.token_by_token_search import token_by_token_search
 
 
@@ -78,9 +79,7 @@ def sampling_search(
             picks = ops.minimum(picks, ops.shape(probs)[-1] - 1)
         if candidate_ids is None:
             return picks
-        return ops.take_along_axis(candidate_ids, ops.expand_dims(picks, 1), axis=1)[
-            :, 0
-        ]
+        return take_per_row(candidate_ids, ops.expand_dims(picks, 1))[:, 0]
 
     return token_by_token_search(
         symbols_to_logits_fn,

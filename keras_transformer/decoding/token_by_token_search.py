@@ -2,6 +2,8 @@
 
 from keras import ops
 
+from keras_transformer.decoding.beam_utils import take_per_row
+
 
 def token_by_token_search(
     symbols_to_logits_fn,
@@ -70,9 +72,9 @@ def token_by_token_search(
         next_ids = ops.cast(choose_fn(logits, index), "int32")
         # [B, V] -> [B], log p of the chosen token under the model: its logit
         # minus logsumexp (no [B, V] log-softmax is formed)
-        step_log_probs = ops.take_along_axis(
-            logits, ops.expand_dims(next_ids, 1), axis=1
-        )[:, 0] - ops.logsumexp(logits, axis=-1)
+        step_log_probs = take_per_row(logits, ops.expand_dims(next_ids, 1))[
+            :, 0
+        ] - ops.logsumexp(logits, axis=-1)
         log_probs = log_probs + ops.where(finished, 0.0, step_log_probs)
         next_ids = ops.where(finished, pad_id, next_ids)
         ids = ops.slice_update(ids, [0, index + 1], ops.expand_dims(next_ids, 1))
