@@ -205,6 +205,7 @@ class TranslatorModule(tf.Module):
             self.target_tokenizer = target_tokenizer
         self.model_variables = [v.value for v in model.variables]
         self._search = make_search(model, decoding, max_beam_size, constraint)
+        self._beam_searches = {}  # beam size -> `translate_with_beam`'s function
 
         self.serving_default = tf.function(
             self._serving_default, input_signature=[TEXT_SPEC], autograph=False
@@ -247,19 +248,71 @@ class TranslatorModule(tf.Module):
         outputs = self.translate_ids(
             source_ids, beam_size, alpha, max_extra_length, n_best
         )
-        ids, scores = outputs["ids"], outputs["scores"]
-        batch_size, n = tf.shape(ids)[0], tf.shape(ids)[1]
-        # [B, n, T] -> [B*n, T] -> [B*n] -> [B, n]; pad, bos, eos are dropped
-        flat = tf.reshape(ids, [batch_size * n, tf.shape(ids)[2]])
-        translations = tf.reshape(self._target().detokenize(flat), [batch_size, n])
-        return {"translations": translations, "scores": scores}
+        return self._detokenized(outputs)
 
     def _translate_ids(self, source_ids, beam_size, alpha, max_extra_length, n_best):
         source_ids = source_ids[:, : self.max_input_length]
         ids, scores = self._run(source_ids, beam_size, alpha, max_extra_length, n_best)
         return {"ids": ids, "scores": scores}
 
+    # === In-process ===
+
+    def translate_with_beam(self, beam_size):
+        """`translate` at one beam size, for callers in this process.
+
+        The `translate` signature takes the beam size as a tensor, so its
+        graph holds one search per beam size up to `max_beam_size` (a
+        `tf.switch_case`), all traced on its first call. This traces only
+        the search of `beam_size`, once per module and beam size
+        (`Translator.from_run` calls it).
+
+        Args:
+            beam_size: int. From 1 to `max_beam_size`.
+
+        Returns:
+            A `tf.function` `(text, alpha, max_extra_length, n_best) ->
+            {"translations", "scores"}` with `translate`'s outputs. It does
+            not check its arguments in the graph, as the signatures do: the
+            caller checks them (`TextSearch.decoding_with`).
+        """
+        check_positive_int("beam_size", beam_size)
+        if beam_size > self.max_beam_size:
+            raise ValueError(
+                f"beam_size must be <= max_beam_size={self.max_beam_size}. "
+                f"Received: beam_size={beam_size}"
+            )
+        if beam_size not in self._beam_searches:
+
+            def run(text, alpha, max_extra_length, n_best):
+                ids, scores = self._run(
+                    self._text_to_ids(text), beam_size, alpha, max_extra_length, n_best
+                )
+                return self._detokenized({"ids": ids, "scores": scores})
+
+            self._beam_searches[beam_size] = tf.function(
+                run,
+                input_signature=[
+                    TEXT_SPEC,
+                    *(
+                        spec
+                        for name, spec in SCALAR_SPECS.items()
+                        if name != "beam_size"
+                    ),
+                ],
+                autograph=False,
+            )
+        return self._beam_searches[beam_size]
+
     # === Pieces ===
+
+    def _detokenized(self, outputs):
+        """`translate_ids`' outputs as `translate`'s: the ids detokenized."""
+        ids, scores = outputs["ids"], outputs["scores"]
+        batch_size, n = tf.shape(ids)[0], tf.shape(ids)[1]
+        # [B, n, T] -> [B*n, T] -> [B*n] -> [B, n]; pad, bos, eos are dropped
+        flat = tf.reshape(ids, [batch_size * n, tf.shape(ids)[2]])
+        translations = tf.reshape(self._target().detokenize(flat), [batch_size, n])
+        return {"translations": translations, "scores": scores}
 
     def _target(self):
         """The target's tokenizer: its own, or the shared one."""

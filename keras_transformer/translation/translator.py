@@ -270,10 +270,16 @@ def translator_arguments(recipe, decoding=None, max_beam_size=None):
 
 
 def _translate_with(signature, texts, decoding):
-    """`(translations [B, n] str, scores [B, n])` of `texts` by a
-    `translate` signature (an export's, or a `TranslatorModule`'s
-    in-process)."""
-    outputs = signature_search(signature, texts, decoding, n_best=decoding.n_best)
+    """`(translations [B, n] str, scores [B, n])` of `texts` by an export's
+    `translate` signature."""
+    return _decoded(
+        signature_search(signature, texts, decoding, n_best=decoding.n_best)
+    )
+
+
+def _decoded(outputs):
+    """A `translate` signature's outputs as `(translations [B, n] str,
+    scores [B, n])` lists."""
     translations = [
         [t.decode("utf-8") for t in row] for row in outputs["translations"].numpy()
     ]
@@ -282,16 +288,27 @@ def _translate_with(signature, texts, decoding):
 
 class _RunSearch:
     """The export's search, in-process, over a loaded run's weights: one
-    `TranslatorModule` per largest beam asked so far (its search traces one
-    branch per beam size up to it, so a small beam costs no wide trace)."""
+    `TranslatorModule` per largest beam asked so far, which traces the
+    search of each beam size asked, once (`translate_with_beam`; the export's
+    `translate` signature traces every beam size up to its largest)."""
 
     def __init__(self, loaded):
         self.loaded = loaded
         self.modules = {}  # max_beam_size -> TranslatorModule
 
     def __call__(self, texts, decoding):
-        module = self._module(greedy_as_one_beam(decoding))
-        return _translate_with(module.translate, texts, decoding)
+        import tensorflow as tf
+
+        decoding = greedy_as_one_beam(decoding)
+        search = self._module(decoding).translate_with_beam(decoding.beam_size)
+        return _decoded(
+            search(
+                tf.constant(texts, tf.string),
+                tf.constant(decoding.alpha, tf.float32),
+                tf.constant(decoding.max_extra_length, tf.int32),
+                tf.constant(decoding.n_best, tf.int32),
+            )
+        )
 
     def _module(self, decoding):
         """A module whose searches reach `decoding`'s beam: built with the

@@ -79,6 +79,28 @@ def test_a_one_beam_call_is_greedy_search(from_run, tiny_run):
     assert from_run.translate(texts) == from_run.translate(texts, beam_size=2)
 
 
+def test_a_run_traces_only_the_beam_sizes_asked_once_each(tiny_run, monkeypatch):
+    """In-process, a call traces the search of its own beam size
+    (`TranslatorModule.translate_with_beam`), not every size up to it as the
+    export's `translate` signature does."""
+    import savedmodels.translator_search as translator_search
+
+    traced = []
+
+    def counting_translate(model, source_ids, config, **kwargs):
+        traced.append(config.beam_size)
+        return translate(model, source_ids, config, **kwargs)
+
+    monkeypatch.setattr(translator_search, "translate", counting_translate)
+    from_run = Translator.from_run(str(tiny_run))
+    first = from_run.translate(LINES)  # the recipe's beam, 2
+    assert traced == [2]
+    assert from_run.translate(LINES) == first
+    from_run.translate(LINES, beam_size=1)
+    from_run.translate(LINES, beam_size=2, alpha=0.0, max_extra_length=3)
+    assert traced == [2, 1]
+
+
 def test_n_best_lists_hold_scored_hypotheses_best_first(from_run):
     (hypotheses,) = from_run.translate_n_best(["Open the file."], 2)
     assert len(hypotheses) == 2
