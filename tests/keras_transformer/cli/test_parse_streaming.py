@@ -10,11 +10,10 @@ on a trained run.
 import pytest
 
 from keras_transformer.decoding.decoding_config import DecodingConfig
-from keras_transformer.parsing.parser import (
+from keras_transformer.parsing.parser import XLA_FROM_LINES, search_mode
+from keras_transformer.parsing.tree_streaming import (
     EMPTY_TREE,
-    XLA_FROM_LINES,
     parse_cost,
-    search_mode,
     stream_trees,
 )
 from keras_transformer.translation.line_files import count_lines
