@@ -1,4 +1,5 @@
-"""Tiling and reordering batch-first nests for beam search.
+"""Tiling and reordering batch-first nests for beam search, and picking
+entries per row (`take_per_row`, for every search).
 
 A nest (any structure of tensors `keras.tree` understands: dicts, lists,
 tuples) whose leaves are all batch first, `[B, ...]`, is expanded to one row
@@ -58,27 +59,29 @@ def take_per_row(x, indices):
         tensor `[B, M, ...]`, `x`'s dtype.
     """
     shape = ops.shape(x)
-    batch_size, size, trailing = shape[0], shape[1], tuple(shape[2:])
-    # [B, M] + [B, 1] -> [B*M], rows of x as [B*N, ...]
-    offsets = ops.expand_dims(ops.arange(batch_size, dtype="int32") * size, 1)
-    rows = ops.reshape(ops.cast(indices, "int32") + offsets, (-1,))
+    batch_size, trailing = shape[0], tuple(shape[2:])
+    # [B, M] -> [B*M], rows of x as [B*N, ...]
+    rows = flat_beam_indices(indices, row_length=shape[1])
     taken = ops.take(ops.reshape(x, (-1, *trailing)), rows, axis=0)
     return ops.reshape(taken, (batch_size, ops.shape(indices)[1], *trailing))
 
 
-def flat_beam_indices(beam_indices):
+def flat_beam_indices(beam_indices, row_length=None):
     """Turns per-sentence beam indices `[B, K]` into row indices `[B*K]`.
 
     Args:
         beam_indices: int tensor `[B, K]`, values in `[0, K_old)`.
-        Callers pass indices into a `[B, K_old]` layout with the same
-        `K_old` as the rows of the nest they gather (the search's beam size).
+        row_length: int or scalar int tensor, K_old: the rows each sentence
+            has in the `[B*K_old, ...]` layout gathered from. Defaults to K
+            (a beam search's reorder, the same beam size before and after).
 
     Returns:
         int tensor `[B*K]`: `b * K_old + beam_indices[b, k]`.
     """
-    batch_size, beam_size = ops.shape(beam_indices)[0], ops.shape(beam_indices)[1]
-    offsets = ops.arange(batch_size, dtype="int32") * beam_size
+    batch_size = ops.shape(beam_indices)[0]
+    if row_length is None:
+        row_length = ops.shape(beam_indices)[1]
+    offsets = ops.arange(batch_size, dtype="int32") * row_length
     # [B, K] + [B, 1] -> [B, K] -> [B*K]
     return ops.reshape(
         ops.cast(beam_indices, "int32") + ops.expand_dims(offsets, 1), (-1,)
