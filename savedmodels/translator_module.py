@@ -284,10 +284,10 @@ class TranslatorModule(tf.Module):
         if beam_size not in self._beam_searches:
 
             def run(text, alpha, max_extra_length, n_best):
-                ids, scores = self._run(
+                outputs = self._translate_ids(
                     self._text_to_ids(text), beam_size, alpha, max_extra_length, n_best
                 )
-                return self._detokenized({"ids": ids, "scores": scores})
+                return self._detokenized(outputs)
 
             self._beam_searches[beam_size] = tf.function(
                 run,
