@@ -266,8 +266,9 @@ class Recipe:
             option = names[split].split("_")[0]
             if option == "train":
                 raise ValueError(
-                    "An imported model's run has no training data; fine-tuning it "
-                    f"is not supported yet. Received: split={split!r}"
+                    "An imported model's run has no training data; fine-tune it "
+                    "with `train --run-dir RUN --train SOURCE TARGET` (or "
+                    f"FILE.tsv). Received: split={split!r}"
                 )
             raise ValueError(
                 f"The imported run has no {option} files; give them to "

@@ -59,6 +59,13 @@ def sample_sentences(count=50):
     ]
 
 
+def sample_targets(count=20):
+    """`count` German test sentences, then characters no model saw, a
+    language code and an empty line: training targets."""
+    targets = [target for _, target in corpus_pairs("test", count)]
+    return targets + ["Grüße aus Köln ☃ 漢字", f"{LANGUAGE_CODE} Öffnen.", ""]
+
+
 def make_reference(directory, train_steps=300, timeout=600):
     """Runs this module in a process of its own; returns `(folder, reference)`.
 
@@ -224,6 +231,12 @@ def reference_outputs(folder):
       no renormalization; `"beam_text"`, `"beam_default_text"`: the beam
       outputs decoded;
       `"outputs_at_limit"`: how many of these reached `HF_MAX_LENGTH`;
+    - `"target_ids"`: the tokenizer's ids of each `sample_targets()` line
+      as a training target (`text_target=`: split by `target.spm`, eos
+      included);
+    - `"loss"`: the model's training loss (mean cross-entropy over the
+      target tokens, no label smoothing) on `corpus_pairs("train", 8)`
+      as one padded batch;
     - `"ctranslate2_greedy"`: CTranslate2's greedy outputs from its
       converter of the folder (absent without ctranslate2).
     """
@@ -244,6 +257,16 @@ def reference_outputs(folder):
     targets[:, 0] = model.config.decoder_start_token_id
     with torch.no_grad():
         logits = model(**batch, decoder_input_ids=targets).logits
+    pairs = corpus_pairs("train", 8)
+    training_batch = tokenizer(
+        [source for source, _ in pairs],
+        text_target=[target for _, target in pairs],
+        return_tensors="pt",
+        padding=True,
+    )
+    training_batch["labels"][training_batch["labels"] == pad] = -100
+    with torch.no_grad():
+        loss = model(**training_batch).loss.item()
 
     at_limit = [0]
 
@@ -286,6 +309,8 @@ def reference_outputs(folder):
             beam_default, skip_special_tokens=True
         ),
         "outputs_at_limit": at_limit[0],
+        "target_ids": [tokenizer(text_target=t)["input_ids"] for t in sample_targets()],
+        "loss": loss,
     }
     try:
         import ctranslate2

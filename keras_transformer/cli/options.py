@@ -130,7 +130,9 @@ def corpus_parts(args, options):
     given; a part of other than one or two files is a `UserError`."""
     parts_of = {}
     for option in options:
-        parts = getattr(args, option, None) or []
+        parts = getattr(args, option, None)
+        if not parts:  # left out: an existing run keeps its files
+            continue
         for part in parts:
             if len(part) not in (1, 2):
                 raise UserError(

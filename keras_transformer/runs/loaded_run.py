@@ -125,12 +125,21 @@ def load_run(run_dir, weights=None, task=None, compute_dtype="float32", seeded=T
         recipe.model_config(tokenizer.vocab_size, target_vocab_size),
         dtype=COMPUTE_DTYPE_POLICIES[compute_dtype],
     )
+    load_fitting_weights(
+        model, weights, f"{recipe.preset}, vocabulary {tokenizer.vocab_size}"
+    )
+    return LoadedRun(run, recipe, tokenizer, target_tokenizer, model, weights)
+
+
+def load_fitting_weights(model, weights, model_name):
+    """Loads the `.weights.h5` file `weights` into `model` (named
+    `model_name` in the error): one that does not fit the model, or is
+    damaged inside, fails in one line naming the file."""
     try:
         model.load_weights(weights, skip_mismatch=False)
     except (ValueError, KeyError) as error:
         raise UserError(
-            f"{weights} does not fit the run's model "
-            f"({recipe.preset}, vocabulary {tokenizer.vocab_size}): {error}"
+            f"{weights} does not fit the run's model ({model_name}): {error}"
         ) from None
     except OSError as error:  # damaged inside, past the header HDF5 checks
         raise CorruptFileError(
@@ -139,4 +148,3 @@ def load_run(run_dir, weights=None, task=None, compute_dtype="float32", seeded=T
             " ".join(str(error).split())[:200],
             exclusion_hint(weights),
         ) from None
-    return LoadedRun(run, recipe, tokenizer, target_tokenizer, model, weights)

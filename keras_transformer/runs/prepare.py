@@ -61,7 +61,8 @@ def prepare(recipe, run_dir, verbose=0, shard_pairs=SHARD_PAIRS):
 
 def _prepare(recipe, run_dir, verbose, shard_pairs):
     run = RunDirectory(run_dir)
-    record = record_sources(recipe, run)  # first: a bad file fails before any work
+    run.check_recipe(recipe)  # a refused recipe records no files
+    record = record_sources(recipe, run)  # a bad file fails before any work
     run.write_recipe(recipe)
     if os.path.exists(run.filter_report_path) and cache_ready(run):
         return run
@@ -95,6 +96,9 @@ def _prepare(recipe, run_dir, verbose, shard_pairs):
                 recipe, training_pairs(recipe, data)
             )
             target_tokenizer.save(run.target_tokenizer_path)
+        elif recipe.tokenizer == "marian":
+            # A fine-tuned import: targets split by the folder's target.spm.
+            target_tokenizer = tokenizer.target_side()
         if parsing and verbose:
             print(
                 f"Target symbols: {run.target_tokenizer_path} "

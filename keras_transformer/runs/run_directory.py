@@ -47,6 +47,18 @@ MUTABLE_FIELDS = (
     "test_files",
 )
 
+# The fields an imported model's run keeps when it takes its first training
+# data (`data_source` "none" -> "files": fine-tuning, `train --train`); its
+# training settings (batching, schedule, languages...) come with that data.
+IMPORTED_MODEL_FIELDS = (
+    "name",
+    "task",
+    "preset",
+    "model_overrides",
+    "tokenizer",
+    "vocab_size",
+)
+
 
 @dataclasses.dataclass(frozen=True)
 class RunDirectory:
@@ -123,18 +135,26 @@ class RunDirectory:
 
     def fixed_field_changes(self, recipe):
         """`"field old -> new, ..."` for the fields `recipe` changes in the
-        stored one that a run may not change (not in `MUTABLE_FIELDS`); `""`
-        if none or no run yet."""
+        stored one that a run may not change (not in `MUTABLE_FIELDS`; for an
+        imported run taking its first training data, the
+        `IMPORTED_MODEL_FIELDS`); `""` if none or no run yet."""
         old, new = self._stored_and_new(recipe)
-        changed = sorted(
-            key for key in new if key not in MUTABLE_FIELDS and new[key] != old.get(key)
-        )
+        if old.get("data_source") == "none" and new.get("data_source") != "none":
+            fixed = set(IMPORTED_MODEL_FIELDS)
+        else:
+            fixed = set(new) - set(MUTABLE_FIELDS)
+        changed = sorted(key for key in fixed if new.get(key) != old.get(key))
         return ", ".join(f"{k}={old.get(k)!r} -> {new[k]!r}" for k in changed)
 
     def write_recipe(self, recipe):
-        """Stores `recipe`; an existing one must agree on the fixed fields
-        (not in `MUTABLE_FIELDS`), or the run is refused naming each
-        difference."""
+        """Stores `recipe` after `check_recipe`."""
+        self.check_recipe(recipe)
+        os.makedirs(self.path, exist_ok=True)
+        atomic_write_json(recipe.to_dict(), self.recipe_path)
+
+    def check_recipe(self, recipe):
+        """Refuses `recipe`, naming each difference, where it changes a
+        fixed field of the stored one (`fixed_field_changes`)."""
         details = self.fixed_field_changes(recipe)
         if details:
             raise UserError(
@@ -144,8 +164,6 @@ class RunDirectory:
                 ". Leave the other options out to continue this run, or "
                 "give a new --run-dir to start a new one."
             )
-        os.makedirs(self.path, exist_ok=True)
-        atomic_write_json(recipe.to_dict(), self.recipe_path)
 
     def changed_fields(self, recipe):
         """`"field old -> new, ..."` for the fields a run may change

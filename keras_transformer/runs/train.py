@@ -9,8 +9,9 @@ import pipelines
 from keras_transformer.models.builder import build_transformer
 from keras_transformer.precisions import resolve_precision
 from keras_transformer.runs.batching_plan import batching_plan
+from keras_transformer.runs.loaded_run import load_fitting_weights
 from keras_transformer.runs.prepare import prepare
-from keras_transformer.runs.run_directory import RunDirectory
+from keras_transformer.runs.run_directory import RunDirectory, exclusion_hint
 from keras_transformer.runs.run_lock import run_lock
 from keras_transformer.runs.run_tokenizer import (
     load_run_tokenizer,
@@ -30,6 +31,7 @@ from keras_transformer.training import (
     use_compilation_cache,
     worker_count,
 )
+from keras_transformer.training.corrupt_file_error import check_weights_file
 from keras_transformer.training.step_counter import optimizer_step
 
 
@@ -207,6 +209,15 @@ def _train(
         )
         compile_recipe(model, recipe, accumulation, jit_compile)
     set_word_vocabularies(model, tokenizer, target_tokenizer, recipe)
+    if os.path.exists(run.imported_weights):
+        # Fine-tuning an imported model starts from its weights (a resumed
+        # run's backup then replaces them, `fit_resumable`).
+        check_weights_file(
+            run.imported_weights, hint=exclusion_hint(run.imported_weights)
+        )
+        load_fitting_weights(model, run.imported_weights, f"imported {recipe.name}")
+        if verbose:
+            print(f"Fine-tuning the imported weights {run.imported_weights}")
     total_steps = recipe.total_train_steps * accumulation  # batches
     if verbose:
         print(

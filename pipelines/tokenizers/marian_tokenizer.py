@@ -5,7 +5,9 @@ A Marian model folder holds two SentencePiece models, `source.spm` and
 SentencePiece models' own ids are not used). Source text is split into
 pieces by `source.spm` and looked up in the map; an output id becomes its
 piece, and the pieces are joined with `▁` read as a space, as Hugging Face's
-`MarianTokenizer` does (`convert_tokens_to_string`). Both directions run in
+`MarianTokenizer` does (`convert_tokens_to_string`). Training targets (a
+fine-tuned import) are split by `target.spm` (`target_side`), as Hugging
+Face's `text_target=` splits them. Both directions run in
 TensorFlow (`tensorflow_text.SentencepieceTokenizer` and a lookup table), so
 an export of an imported model still takes and returns raw strings.
 
@@ -115,10 +117,16 @@ class MarianTokenizer(SubwordTokenizer):
 
     Args:
         source_spm: bytes. `source.spm`, the source side's SentencePiece model.
-        target_spm: bytes. `target.spm` (kept for the export's assets;
-            detokenizing joins pieces as `MarianTokenizer` does).
+        target_spm: bytes. `target.spm`: it splits training targets
+            (`target_side`) and is kept for the export's assets; detokenizing
+            joins pieces as `MarianTokenizer` does.
         pieces: list of str. Every piece in our id order (`marian_vocabulary`).
         name: str. Module name. Defaults to `"marian_tokenizer"`.
+        side: `"source"` (the default) or `"target"`: which SentencePiece
+            model `tokenize` splits with. The target side tokenizes training
+            targets, as Hugging Face's `MarianTokenizer(text_target=...)`
+            does (`target_side`); both sides detokenize alike and share one
+            artefact.
 
     References:
         - [Junczys-Dowmunt et al., 2018. Marian: Fast Neural Machine Translation in
@@ -142,7 +150,12 @@ class MarianTokenizer(SubwordTokenizer):
         target_spm: bytes,
         pieces: list[str],
         name: str = "marian_tokenizer",
+        side: str = "source",
     ):
+        if side not in ("source", "target"):
+            raise ValueError(
+                f"side must be 'source' or 'target'. Received: side={side!r}"
+            )
         pieces = list(pieces)
         if len(pieces) <= NUM_RESERVED or len(set(pieces)) != len(pieces):
             raise ValueError(
@@ -165,8 +178,10 @@ class MarianTokenizer(SubwordTokenizer):
         self._source_spm = bytes(source_spm)
         self._target_spm = bytes(target_spm)
         self._piece_list = pieces
+        self.side = side
         self._spm = tf_text.SentencepieceTokenizer(
-            model=self._source_spm, out_type=tf.string
+            model=self._source_spm if side == "source" else self._target_spm,
+            out_type=tf.string,
         )
         self._pieces = tf.constant(pieces, tf.string)  # [V]
         # pad and bos are never looked up: the source model never outputs them.
@@ -226,6 +241,18 @@ class MarianTokenizer(SubwordTokenizer):
             data["pieces"],
         )
 
+    def target_side(self) -> "MarianTokenizer":
+        """This tokenizer splitting with `target.spm`: the targets of a
+        fine-tuning run's training pairs (`keras_transformer.runs.prepare`).
+        Same pieces, ids, payload and fingerprint."""
+        return MarianTokenizer(
+            self._source_spm,
+            self._target_spm,
+            self._piece_list,
+            name=f"{self.name}_target",
+            side="target",
+        )
+
     @property
     def vocabulary(self) -> list[str]:
         """Every piece in id order, the special pieces first."""
@@ -241,7 +268,8 @@ class MarianTokenizer(SubwordTokenizer):
         }
 
     def tokenize(self, strings: tf.Tensor) -> tf.RaggedTensor:
-        """`tf.string` [B] (or scalar) -> int32 ids [B, (N)] (or [N]).
+        """`tf.string` [B] (or scalar) -> int32 ids [B, (N)] (or [N]), split
+        by `source.spm` (by `target.spm` on the target side).
 
         A leading `>>code<<` is one piece; pieces outside the vocabulary are
         unk. No eos is added (`encode_sources` adds it).

@@ -10,7 +10,12 @@ import pytest
 import tensorflow as tf
 
 from pipelines import MarianTokenizer, load_tokenizer, marian_vocabulary
-from tests.marian_reference import LANGUAGE_CODE, sample_sentences, shared_reference
+from tests.marian_reference import (
+    LANGUAGE_CODE,
+    sample_sentences,
+    sample_targets,
+    shared_reference,
+)
 
 needs_reference = pytest.mark.skipif(
     not all(importlib.util.find_spec(n) for n in ("torch", "transformers")),
@@ -72,6 +77,24 @@ def test_ids_equal_the_reference_tokenizers(reference):
     # characters the models never saw are exercised
     assert any(outputs["unk_id"] in row for row in outputs["input_ids"])
     assert ours.tokenize(sentences[-2]).numpy().tolist() == ids[-2]  # a scalar
+
+
+@needs_reference
+def test_the_target_side_splits_training_targets_as_the_reference(reference):
+    folder, outputs = reference
+    ours, marian_ids = _ours(folder)
+    targets = ours.target_side()
+    ids = targets.tokenize(sample_targets()).to_list()
+    # `text_target=` splits with target.spm and appends eos (Marian's 0).
+    assert [[marian_ids[i] for i in row] + [0] for row in ids] == outputs["target_ids"]
+    # ... which splits German unlike source.spm; the artefact is the same.
+    assert ids != ours.tokenize(sample_targets()).to_list()
+    assert targets.fingerprint == ours.fingerprint
+    files = ours.asset_files()
+    with pytest.raises(ValueError, match="side='both'"):
+        MarianTokenizer(
+            files["source.spm"], files["target.spm"], ours.vocabulary, side="both"
+        )
 
 
 @needs_reference

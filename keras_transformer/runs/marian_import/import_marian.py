@@ -4,8 +4,11 @@ The run directory then works as a trained one: `translate --run-dir`,
 `evaluate` (with `--test` files given here), `export` and TF Serving,
 `Translator.from_run`. Its recipe has no training data (`data_source="none"`)
 and its weights sit in `imported/` (`RunDirectory.imported_weights`), which
-`load_run` takes when the run has no checkpoints. Fine-tuning is not
-supported yet: `train` refuses the run (BUILD_NOTES, "Imported models").
+`load_run` takes when the run has no checkpoints. `train --train SOURCE
+TARGET` fine-tunes it: the run takes its training data and settings then
+(`RunDirectory.fixed_field_changes`), `prepare` splits the targets with the
+folder's `target.spm`, and training starts from the imported weights
+(BUILD_NOTES, "Imported models").
 """
 
 import hashlib
@@ -35,6 +38,17 @@ from keras_transformer.training.atomic_files import (
 # and most OPUS-MT folders' `num_beams`; the length penalty then defaults to
 # Hugging Face's 1.0 (score / length).
 DEFAULT_BEAMS = 4
+# Fine-tuning (`train --train` on the imported run): the paper's schedule
+# (§5.3) with a short warmup, scaled to peak at this learning rate, about
+# where a Marian training run's inverse-square-root decay ends (OPUS-MT: 3e-4
+# decayed from 16K updates over hundreds of thousands), then decaying as
+# step^-0.5; batches of 4,096 tokens per side, in micro-batches of 2,048 on
+# one device (a `base`-sized model within a few GB). All may be changed with
+# `--set` on the first `train`.
+FINE_TUNE_PEAK_LEARNING_RATE = 5e-5
+FINE_TUNE_WARMUP_STEPS = 100
+FINE_TUNE_TOKENS_PER_BATCH = 4_096
+FINE_TUNE_MAX_TOKENS_PER_REPLICA = 2_048
 
 
 def import_marian(
@@ -184,6 +198,11 @@ def marian_recipe(
         dataset=None,
         source_language=source_language or tokenizer_config.get("source_lang"),
         target_language=target_language or tokenizer_config.get("target_lang"),
+        # The split names of the user's own files (`evaluate --split dev`),
+        # as `prepare --train` names them.
+        train_split="train",
+        dev_split="dev",
+        test_split="test",
         dev_files=tuple(dev_files),
         test_files=tuple(test_files),
         tokenizer="marian",
@@ -193,7 +212,23 @@ def marian_recipe(
         max_train_length=overrides["max_position_length"],
         decoding=decoding,
         max_beam_size=max(beams, 4),
+        warmup_steps=FINE_TUNE_WARMUP_STEPS,
+        learning_rate_scale=fine_tune_scale(overrides["d_model"]),
+        tokens_per_batch=FINE_TUNE_TOKENS_PER_BATCH,
+        max_tokens_per_replica=FINE_TUNE_MAX_TOKENS_PER_REPLICA,
     )
+
+
+def fine_tune_scale(d_model, peak=FINE_TUNE_PEAK_LEARNING_RATE):
+    """The `learning_rate_scale` at which the paper's schedule (§5.3,
+    d_model^-0.5 * min(step^-0.5, step * warmup^-1.5)) peaks at `peak`,
+    reached at `FINE_TUNE_WARMUP_STEPS`.
+
+    Examples:
+        >>> round(fine_tune_scale(512) * 512**-0.5 * 100**-0.5, 12)
+        5e-05
+    """
+    return peak * (d_model * FINE_TUNE_WARMUP_STEPS) ** 0.5
 
 
 def _sha256(path):

@@ -12,6 +12,7 @@ import importlib.util
 import json
 import os
 
+import keras
 import numpy as np
 import pytest
 
@@ -27,8 +28,11 @@ from keras_transformer.runs.marian_import import (  # noqa: E402
     marian_recipe,
     read_marian_folder,
 )
+from keras_transformer.runs.prepare import prepare  # noqa: E402
+from keras_transformer.runs.training_cache import read_cache  # noqa: E402
 from tests.marian_reference import (  # noqa: E402
     HF_MAX_LENGTH,
+    corpus_pairs,
     sample_sentences,
     shared_reference,
 )
@@ -119,6 +123,46 @@ def test_logits_equal_the_reference_on_a_padded_batch(imported):
     # Our vocabulary in Marian's order (our bos, a copy of pad, left out).
     ours = logits[..., [ours_of[i] for i in range(len(marian_ids) - 1)]]
     np.testing.assert_allclose(ours, imported["reference"]["logits"], atol=1e-4)
+
+
+def test_fine_tuning_data_gives_the_reference_training_loss(imported, tmp_path):
+    """`prepare` on an imported run with training files (what `train
+    --train` does first): the cached pairs, batched, give the imported
+    model Hugging Face's training loss on the same pairs, so targets are
+    split by target.spm and the decoder starts as Marian's."""
+    run = str(tmp_path / "run")
+    import_marian(imported["folder"], run)
+    pairs = corpus_pairs("train", 8)
+    (tmp_path / "train.tsv").write_text("".join(f"{s}\t{t}\n" for s, t in pairs))
+    recipe = load_run(run, seeded=False).recipe.with_overrides(
+        {
+            "data_source": "files",
+            "train_files": [[str(tmp_path / "train.tsv")]],
+            "label_smoothing": 0.0,
+        }
+    )
+    prepare(recipe, run)
+    loaded = load_run(run, seeded=False)
+    assert loaded.recipe.model_overrides == recipe.model_overrides
+    rows = [[np.asarray(part) for part in row] for row in read_cache(loaded.run)]
+    assert len(rows) == len(pairs)
+
+    def padded(index):
+        width = max(len(row[index]) for row in rows)
+        return np.array(
+            [np.pad(row[index], (0, width - len(row[index]))) for row in rows],
+            dtype="int32",
+        )
+
+    source, target_in, target_out = padded(0), padded(1), padded(2)
+    assert (target_in[:, 0] == pipelines.BOS_ID).all()
+    logits = loaded.model({"source_ids": source, "target_ids": target_in})
+    losses = keras.losses.sparse_categorical_crossentropy(
+        target_out, logits, from_logits=True
+    )
+    mask = target_out != 0
+    loss = float(np.sum(np.asarray(losses) * mask) / mask.sum())
+    np.testing.assert_allclose(loss, imported["reference"]["loss"], rtol=1e-5)
 
 
 def test_greedy_outputs_equal_generate_with_one_beam(imported):
