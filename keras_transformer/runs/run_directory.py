@@ -139,7 +139,7 @@ class RunDirectory:
         imported run taking its first training data, the
         `IMPORTED_MODEL_FIELDS`); `""` if none or no run yet."""
         old, new = self._stored_and_new(recipe)
-        if old.get("data_source") == "none" and new.get("data_source") != "none":
+        if _imported_taking_data(old, new):
             fixed = set(IMPORTED_MODEL_FIELDS)
         else:
             fixed = set(new) - set(MUTABLE_FIELDS)
@@ -156,6 +156,12 @@ class RunDirectory:
         """Refuses `recipe`, naming each difference, where it changes a
         fixed field of the stored one (`fixed_field_changes`)."""
         details = self.fixed_field_changes(recipe)
+        if details and _imported_taking_data(*self._stored_and_new(recipe)):
+            raise UserError(
+                f"{self.path} holds an imported model, which keeps its model "
+                f"and tokenizer ({details}): leave those options out to "
+                "fine-tune it, or import into a new --run-dir."
+            )
         if details:
             raise UserError(
                 f"{self.path} holds a run with other settings ({details}); "
@@ -204,6 +210,12 @@ class RunDirectory:
                 "(`keras-transformer train`)."
             )
         return checkpoints[-1]
+
+
+def _imported_taking_data(old, new):
+    """Whether recipe dict `new` gives the imported run `old` its first
+    training data (`data_source` "none" -> another)."""
+    return old.get("data_source") == "none" and new.get("data_source") != "none"
 
 
 def exclusion_hint(path):

@@ -97,6 +97,7 @@ def test_train_fine_tunes_an_imported_run(marian_run, tmp_path, capsys):
     imported = RunDirectory(run).read_recipe()
     line = user_error([*argv, "--set", "vocab_size=100"], capsys)
     assert f"vocab_size={imported.vocab_size} -> 100" in line
+    assert "keeps its model and tokenizer" in line
     assert not os.path.exists(os.path.join(run, "data"))  # refused before any work
     small = ["--set", "steps_per_epoch=2", "--set", "tokens_per_batch=256"]
     small += ["--set", "max_tokens_per_replica=256", "--set", "max_train_length=64"]
