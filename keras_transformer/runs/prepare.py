@@ -96,9 +96,6 @@ def _prepare(recipe, run_dir, verbose, shard_pairs):
                 recipe, training_pairs(recipe, data)
             )
             target_tokenizer.save(run.target_tokenizer_path)
-        elif recipe.tokenizer == "marian":
-            # A fine-tuned import: targets split by the folder's target.spm.
-            target_tokenizer = tokenizer.target_side()
         if parsing and verbose:
             print(
                 f"Target symbols: {run.target_tokenizer_path} "

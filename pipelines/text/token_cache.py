@@ -54,7 +54,7 @@ def write_token_shard(
         origin: `fn(line_id) -> str` naming a pair's file and line, for the
             error. Defaults to the line id.
         target_tokenizer: the target's own tokenizer (parsing's whole-token
-            symbols, §6.3), or `None` for the shared one.
+            symbols, §6.3), or `None` for the shared one's `target_side()`.
 
     Returns:
         A `Counter` of the pairs by `FILTER_REASONS` name (`"kept"` included).
@@ -102,7 +102,7 @@ def _tokenized_batches(pairs, tokenizer, target_tokenizer, config):
 
     def tokenize(sources, targets):
         source_ids = encode_sources(tokenizer, sources)
-        target_ids = (target_tokenizer or tokenizer).tokenize(targets)
+        target_ids = (target_tokenizer or tokenizer.target_side()).tokenize(targets)
         reasons = filter_reasons(
             source_ids.row_lengths(),
             target_ids.row_lengths() + 1,  # + bos

@@ -38,11 +38,11 @@ def tokenize_pairs(
     Args:
         tokenizer: a tokenizer with `tokenize(strings) -> RaggedTensor`.
         target_tokenizer: optional separate target tokenizer; defaults to the
-            shared `tokenizer` (§5.1's shared vocabulary).
+            shared `tokenizer`'s `target_side()` (§5.1's shared vocabulary).
         batch_size: int. Sentences per tokenizer call (vectorised, far faster
             than one call per sentence). Defaults to `1024`.
     """
-    target_tokenizer = target_tokenizer or tokenizer
+    target_tokenizer = target_tokenizer or tokenizer.target_side()
 
     def tokenize(sources, targets):
         return encode_sources(tokenizer, sources), target_tokenizer.tokenize(targets)

@@ -243,8 +243,9 @@ class MarianTokenizer(SubwordTokenizer):
 
     def target_side(self) -> "MarianTokenizer":
         """This tokenizer splitting with `target.spm`: the targets of a
-        fine-tuning run's training pairs (`keras_transformer.runs.prepare`).
-        Same pieces, ids, payload and fingerprint."""
+        fine-tuning run's training pairs (the pipelines split targets with
+        the tokenizer's `target_side`). Same pieces, ids, payload and
+        fingerprint."""
         return MarianTokenizer(
             self._source_spm,
             self._target_spm,

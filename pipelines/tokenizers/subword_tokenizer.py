@@ -128,6 +128,12 @@ class SubwordTokenizer(tf.Module, metaclass=abc.ABCMeta):
     def tokenize(self, strings: tf.Tensor) -> tf.RaggedTensor:
         """`tf.string` [B] (or scalar) -> int32 ids [B, (N)] (or [N])."""
 
+    def target_side(self) -> "SubwordTokenizer":
+        """The tokenizer that splits training targets: this one for a shared
+        vocabulary (§5.1); a kind with a target model of its own overrides
+        it (`MarianTokenizer`'s `target.spm`)."""
+        return self
+
     @abc.abstractmethod
     def detokenize(self, ids) -> tf.Tensor:
         """int ids [B, (N)] or padded [B, N] -> `tf.string` [B]."""
