@@ -138,13 +138,7 @@ class RunDirectory:
         stored one that a run may not change (not in `MUTABLE_FIELDS`; for an
         imported run taking its first training data, the
         `IMPORTED_MODEL_FIELDS`); `""` if none or no run yet."""
-        old, new = self._stored_and_new(recipe)
-        if _imported_taking_data(old, new):
-            fixed = set(IMPORTED_MODEL_FIELDS)
-        else:
-            fixed = set(new) - set(MUTABLE_FIELDS)
-        changed = sorted(key for key in fixed if new.get(key) != old.get(key))
-        return ", ".join(f"{k}={old.get(k)!r} -> {new[k]!r}" for k in changed)
+        return _fixed_changes(*self._stored_and_new(recipe))
 
     def write_recipe(self, recipe):
         """Stores `recipe` after `check_recipe`."""
@@ -155,8 +149,9 @@ class RunDirectory:
     def check_recipe(self, recipe):
         """Refuses `recipe`, naming each difference, where it changes a
         fixed field of the stored one (`fixed_field_changes`)."""
-        details = self.fixed_field_changes(recipe)
-        if details and _imported_taking_data(*self._stored_and_new(recipe)):
+        old, new = self._stored_and_new(recipe)
+        details = _fixed_changes(old, new)
+        if details and _imported_taking_data(old, new):
             raise UserError(
                 f"{self.path} holds an imported model, which keeps its model "
                 f"and tokenizer ({details}): leave those options out to "
@@ -216,6 +211,16 @@ def _imported_taking_data(old, new):
     """Whether recipe dict `new` gives the imported run `old` its first
     training data (`data_source` "none" -> another)."""
     return old.get("data_source") == "none" and new.get("data_source") != "none"
+
+
+def _fixed_changes(old, new):
+    """`fixed_field_changes` of recipe dicts `old` (stored) and `new`."""
+    if _imported_taking_data(old, new):
+        fixed = set(IMPORTED_MODEL_FIELDS)
+    else:
+        fixed = set(new) - set(MUTABLE_FIELDS)
+    changed = sorted(key for key in fixed if new.get(key) != old.get(key))
+    return ", ".join(f"{k}={old.get(k)!r} -> {new[k]!r}" for k in changed)
 
 
 def exclusion_hint(path):
