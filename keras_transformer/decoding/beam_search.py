@@ -43,6 +43,12 @@ from keras_transformer.decoding.beam_utils import (
     tile_beams,
     top_k_by_blocks,
 )
+from keras_transformer.decoding.done_sentences import (
+    drop_done_sentences,
+    every_result,
+    select_beam_rows,
+    start_dropping,
+)
 from keras_transformer.decoding.length_penalty import length_penalty
 from keras_transformer.validation import check_one_of
 
@@ -68,6 +74,8 @@ def beam_search(
     length_normalization="gnmt",
     early_stopping="exact",
     banned_ids=(),
+    drop_done=False,
+    select_cache_fn=None,
 ):
     """Finds the K best hypotheses per sentence under a length-penalised score
     (`length_penalty`: GNMT's by default), exactly with
@@ -93,6 +101,13 @@ def beam_search(
             finished set takes no more hypotheses.
         cache: the cache of `symbols_to_logits_fn` with leaves `[B*K, ...]`,
             row `b*K + k` belonging to alive beam k of sentence b.
+        sentences: `{"max_lengths": [B] int32, "max_penalty": [B] float32}`,
+            each sentence's limit and the penalty there; with `drop_done`
+            also `"rows"` `[B]`, each row's sentence in the batch given.
+
+    With `drop_done` the batch B of the state is the sentences still
+    searching, and the results of every sentence given are extra loop state
+    (`done_sentences`).
 
     Args:
         symbols_to_logits_fn: `fn(ids [B*K, 1], index, cache) -> (logits
@@ -143,6 +158,16 @@ def beam_search(
             Defaults to `()`. A caller that bans an id from the softmax
             instead sets its logits to `NEG_INF` (`translate` does so for
             pad by default).
+        drop_done: bool. Take done sentences out of the loop state, so that
+            later steps run on the sentences still searching only (as
+            CTranslate2 does; a batch's sentences finish at different steps).
+            Same results. Needs run-time shapes: TensorFlow graph mode, not
+            XLA or JAX. Defaults to `False`.
+        select_cache_fn: with `drop_done`, `fn(cache, sentences [B'],
+            flat_indices [B'*K]) -> cache`: the cache of the sentences kept,
+            rows `sentences` of the leaves with one row per sentence and rows
+            `flat_indices` (`b*K + k`) of those with one row per beam.
+            Defaults to `None`: every leaf has one row per beam.
 
     Returns:
         A tuple `(sequences, scores)`:
@@ -194,8 +219,11 @@ def beam_search(
     if max_lengths is None:
         max_lengths = ops.full((batch_size,), max_length, dtype="int32")
     max_lengths = ops.clip(ops.cast(max_lengths, "int32"), 1, max_length)
-    # [B], the penalty at each sentence's maximum length, for the bound
-    max_penalty = length_penalty(max_lengths, alpha, length_normalization)
+    sentences = {
+        "max_lengths": max_lengths,
+        # [B], the penalty at each sentence's maximum length, for the bound
+        "max_penalty": length_penalty(max_lengths, alpha, length_normalization),
+    }
 
     # [B] -> [B, K, 1], every beam starts from initial_ids
     start = ops.broadcast_to(
@@ -215,7 +243,7 @@ def beam_search(
     # [B, ...] -> [B*K, ...]
     cache = tile_cache_fn(initial_cache, k)
 
-    def cond(index, alive_seq, alive_log_probs, seq, scores, flags, done, cache):
+    def cond(index, alive_seq, alive_log_probs, seq, scores, flags, done, *rest):
         return ops.logical_and(
             ops.less(index, max_length), ops.logical_not(ops.all(done))
         )
@@ -229,7 +257,11 @@ def beam_search(
         finished_flags,
         done,
         cache,
+        sentences,
     ):
+        # B: the sentences in the state (fewer than given with `drop_done`)
+        batch_size = ops.shape(alive_log_probs)[0]
+        max_lengths = sentences["max_lengths"]
         # [B, K, T + 1] -> [B, K, 1] -> [B*K, 1], the tokens at `index`
         current = ops.reshape(
             ops.slice(alive_seq, [0, 0, index], [batch_size, k, 1]), (-1, 1)
@@ -330,7 +362,7 @@ def beam_search(
                 finished_scores,
                 finished_flags,
                 length,
-                max_penalty,
+                sentences["max_penalty"],
                 alpha,
                 length_normalization,
             ),
@@ -344,6 +376,7 @@ def beam_search(
             finished_flags,
             done,
             cache,
+            sentences,
         )
 
     state = (
@@ -355,10 +388,22 @@ def beam_search(
         finished_flags,
         done,
         cache,
+        sentences,
     )
-    _, _, _, finished_seq, finished_scores, finished_flags, _, _ = ops.while_loop(
-        cond, body, state
-    )
+    if drop_done:
+        state, results = start_dropping(state, select_cache_fn or select_beam_rows, k)
+
+        def drop_body(*loop_state):
+            *state, results = loop_state
+            return drop_done_sentences(
+                body(*state), results, select_cache_fn or select_beam_rows, k
+            )
+
+        *state, results = ops.while_loop(cond, drop_body, (*state, results))
+        finished_seq, finished_scores, finished_flags = every_result(state, results)
+    else:
+        state = ops.while_loop(cond, body, state)
+        _, _, _, finished_seq, finished_scores, finished_flags, _, _, _ = state
     # Every alive beam is finished by its sentence's limit, or stopped early
     # because it cannot beat the finished ones: the finished set is the answer.
     scores = ops.where(finished_flags, finished_scores, float("-inf"))

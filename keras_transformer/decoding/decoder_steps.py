@@ -58,18 +58,20 @@ def cached_step(model, encoder_cache, num_beams=None, pad_in_softmax=False):
     return symbols_to_logits_fn
 
 
-def beam_shared_step(model, encoder_cache, beam_size, pad_in_softmax=False):
+def beam_shared_step(model, beam_size, pad_in_softmax=False):
     """`symbols_to_logits_fn` over a beam-shared self-attention cache.
 
-    The search state is `{"self": caches, "history": [B*K, L] int32}`: each
-    sentence's K beams write their keys and values into one cache row per
-    sentence, slot `p * K + k` for position p of beam row k (see
-    `CachedMultiHeadAttention`), and `history[r, p]` is the slot k (the
-    sentence's beam row that wrote it) holding position p of beam r's
-    hypothesis (-1: not decoded yet). A step records the new position as the
-    beam's own slot and attends through the mask `history` makes; reordering
-    beams gathers `history` rows only (`reorder_history`), never the keys and
-    values.
+    The search state is `{"self": caches, "encoder": encoder cache,
+    "history": [B*K, L] int32}` (`beam_shared_state`): each sentence's K
+    beams write their keys and values into one cache row per sentence, slot
+    `p * K + k` for position p of beam row k (see `CachedMultiHeadAttention`),
+    and `history[r, p]` is the slot k (the sentence's beam row that wrote it)
+    holding position p of beam r's hypothesis (-1: not decoded yet). A step
+    records the new position as the beam's own slot and attends through the
+    mask `history` makes; reordering beams gathers `history` rows only
+    (`reorder_history`), never the keys and values. The encoder cache, one
+    row per sentence, is state so that a search dropping done sentences
+    drops their rows (`select_sentences`).
     """
     k = beam_size
 
@@ -88,25 +90,63 @@ def beam_shared_step(model, encoder_cache, beam_size, pad_in_softmax=False):
             ids,
             index,
             state["self"],
-            encoder_cache,
+            state["encoder"],
             pad_in_softmax=pad_in_softmax,
             num_beams=k,
             share_beam_cache=True,
             self_attention_mask=mask,
             next_word_index=next_word_index,
         )
-        return logits, {"self": caches, "history": history}
+        return logits, {**state, "self": caches, "history": history}
 
     return symbols_to_logits_fn
+
+
+def beam_shared_state(self_caches, encoder_cache, beam_size, buffer_length):
+    """The initial state of `beam_shared_step`.
+
+    Args:
+        self_caches: `init_cache`'s self-attention caches for `T * K` slots.
+        encoder_cache: its encoder cache.
+        beam_size: int. K.
+        buffer_length: int or scalar int tensor. T, the positions.
+    """
+    batch_size = ops.shape(encoder_cache["source_padding_mask"])[0]
+    return {
+        "self": self_caches,
+        "encoder": encoder_cache,
+        # [B*K, T], -1: not decoded yet
+        "history": ops.full((batch_size * beam_size, buffer_length), -1, "int32"),
+    }
+
+
+# The keys of a `beam_shared_state` (wherever it sits in a search's state)
+# whose leaves have one row per sentence; all others have one per beam.
+_PER_SENTENCE = ("self", "encoder")
 
 
 def reorder_history(state, flat_indices):
     """`beam_search`'s reorder for `beam_shared_step`: every row of the state
     (the history, and the counters of `BracketConstraint` and
-    `next_word_search` wrapped around it) but the shared keys and values."""
+    `next_word_search` wrapped around it) but the shared keys and values and
+    the encoder cache."""
     if isinstance(state, dict):
         return {
-            key: value if key == "self" else reorder_history(value, flat_indices)
+            key: value if key in _PER_SENTENCE else reorder_history(value, flat_indices)
+            for key, value in state.items()
+        }
+    return gather_beams(state, flat_indices)
+
+
+def select_sentences(state, sentences, flat_indices):
+    """`beam_search`'s `select_cache_fn` for `beam_shared_step` (with
+    `drop_done`): rows `sentences` `[B']` of the keys and values and the
+    encoder cache, rows `flat_indices` `[B'*K]` of everything else."""
+    if isinstance(state, dict):
+        return {
+            key: gather_beams(value, sentences)
+            if key in _PER_SENTENCE
+            else select_sentences(value, sentences, flat_indices)
             for key, value in state.items()
         }
     return gather_beams(state, flat_indices)

@@ -10,13 +10,15 @@ from keras_transformer.decoding.bracket_constraint import (
     tree_length_limit,
 )
 from keras_transformer.decoding.decoder_steps import (
+    beam_shared_state,
     beam_shared_step,
     cached_step,
     reorder_history,
+    select_sentences,
 )
 from keras_transformer.decoding.decoding_config import DecodingConfig
 from keras_transformer.decoding.greedy_search import greedy_search
-from keras_transformer.decoding.in_place_cache import owned_caches
+from keras_transformer.decoding.in_place_cache import owned_caches, writes_in_place
 from keras_transformer.decoding.length_penalty import length_penalty
 from keras_transformer.decoding.next_word_search import next_word_search
 from keras_transformer.decoding.sampling_search import sampling_search
@@ -236,19 +238,18 @@ def translate(
             # sentence attend to its cross-attention row and share one
             # self-attention row of K slots per position, so nothing is tiled
             # and reordering beams moves no keys or values (`beam_shared_step`).
-            state = {
-                "self": self_caches,
-                # [B*K, T], -1: not decoded yet
-                "history": ops.full((batch_size * beam_size, max_length), -1, "int32"),
-            }
+            # In a TensorFlow graph outside XLA the search drops done
+            # sentences from its state (`drop_done`, run-time shapes).
             step, state = constrained_search(
                 constraint,
                 word_counts,
                 max_lengths,
                 *next_word_search(
                     model,
-                    beam_shared_step(model, encoder_cache, beam_size, pad_in_softmax),
-                    state,
+                    beam_shared_step(model, beam_size, pad_in_softmax),
+                    beam_shared_state(
+                        self_caches, encoder_cache, beam_size, max_length
+                    ),
                     rows=batch_size * beam_size,
                 ),
                 rows_per_count=beam_size,
@@ -261,6 +262,8 @@ def translate(
                 **beam,
                 tile_cache_fn=lambda state, k: state,
                 reorder_cache_fn=reorder_history,
+                drop_done=writes_in_place(),
+                select_cache_fn=select_sentences,
             )
         step, state = constrained_search(
             constraint,

@@ -14,6 +14,7 @@ from tests.markers import tensorflow_only
 
 # The module (the package's `beam_search` attribute is the function).
 beam_search_module = importlib.import_module("keras_transformer.decoding.beam_search")
+done_sentences = importlib.import_module("keras_transformer.decoding.done_sentences")
 
 EOS = 3
 
@@ -368,6 +369,59 @@ def test_run_time_buffer_size_equals_the_static_one():
             np.array(scores), np.array(expected_scores), rtol=1e-6
         )
     assert traced.experimental_get_tracing_count() == 1
+
+
+@tensorflow_only("Dropping done sentences needs TensorFlow graph mode.")
+@pytest.mark.parametrize("early_stopping", ["exact", "heuristic", "k_finished"])
+@pytest.mark.parametrize("alpha", [0.0, 0.6])
+def test_dropping_done_sentences_changes_nothing_and_steps_fewer_rows(
+    early_stopping, alpha
+):
+    # 9 sentences whose limits and hashed models end them at different steps:
+    # the same hypotheses and scores with `drop_done`, from fewer decoder rows.
+    import tensorflow as tf
+
+    batch_size, beam_size = 9, 3
+    fn, initial_cache, _, _ = _hashing_model(batch_size, 6, seed=3)
+    rows = tf.Variable(0)
+
+    def counting_fn(ids, index, cache):
+        rows.assign_add(tf.shape(ids)[0])
+        return fn(ids, index, cache)
+
+    def search(drop_done):
+        return tf.function(
+            lambda: beam_search(
+                counting_fn,
+                ops.zeros((batch_size,), "int32"),
+                initial_cache(),
+                beam_size=beam_size,
+                alpha=alpha,
+                eos_id=EOS,
+                max_length=12,
+                max_lengths=np.array([12, 2, 5, 12, 9, 1, 12, 7, 4], "int32"),
+                early_stopping=early_stopping,
+                drop_done=drop_done,
+            )
+        )()
+
+    kept_ids, kept_scores = search(drop_done=False)
+    kept_rows = int(rows.numpy())
+    rows.assign(0)
+    ids, scores = search(drop_done=True)
+    np.testing.assert_array_equal(np.array(ids), np.array(kept_ids))
+    # (the log-softmax over fewer rows may round differently in the last bit)
+    np.testing.assert_allclose(np.array(scores), np.array(kept_scores), rtol=1e-6)
+    assert ids.shape == (batch_size, beam_size, 12)
+    # Every step of the loop ran all 9 * 3 rows before.
+    assert kept_rows % (batch_size * beam_size) == 0
+    assert int(rows.numpy()) < 0.75 * kept_rows
+
+
+def test_kept_size_is_the_next_power_of_two():
+    sizes = [1, 2, 3, 4, 5, 8, 9, 255, 256, 257]
+    kept = [int(done_sentences.kept_size(ops.convert_to_tensor(n))) for n in sizes]
+    assert kept == [1, 2, 4, 4, 8, 8, 16, 256, 256, 512]
 
 
 @pytest.mark.parametrize(

@@ -97,6 +97,37 @@ def test_graph_search_writes_in_place_and_equals_eager(
         )
 
 
+def test_graph_beam_search_drops_done_sentences_and_equals_eager(
+    tiny_model, monkeypatch
+):
+    # 16 sentences of 1 to 7 tokens: in a graph the beam search drops the
+    # done ones (their rows of the keys and values and of the encoder cache
+    # with them) and finds what eager search, which keeps every row, finds.
+    import tensorflow as tf
+
+    rng = np.random.default_rng(3)
+    source = rng.integers(4, 10, (16, 7)).astype("int32")
+    for row, length in enumerate(rng.integers(1, 8, 16)):
+        source[row, length:] = 0
+    config = DecodingConfig(method="beam", beam_size=3, max_extra_length=6)
+    expected_ids, expected_scores = translate(tiny_model, source, config)
+    rows, steps = tf.Variable(0), tf.Variable(0)
+    decode_step = tiny_model.decode_step
+
+    def counting_step(ids, *args, **kwargs):
+        rows.assign_add(tf.shape(ids)[0])
+        steps.assign_add(1)
+        return decode_step(ids, *args, **kwargs)
+
+    monkeypatch.setattr(tiny_model, "decode_step", counting_step)
+    ids, scores = compiled_translate(tiny_model, config, jit_compile=False)(source)
+    np.testing.assert_array_equal(np.array(ids), np.array(expected_ids))
+    np.testing.assert_allclose(
+        np.array(scores), np.array(expected_scores), rtol=1e-5, atol=1e-6
+    )
+    assert int(rows.numpy()) < 0.75 * int(steps.numpy()) * 16 * 3
+
+
 def test_concurrent_calls_do_not_share_cache_buffers(tiny_model):
     """Two threads run one concrete function at once, as TF Serving does."""
     config = DecodingConfig(method="beam", beam_size=3, max_extra_length=6)
