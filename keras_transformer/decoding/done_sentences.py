@@ -28,13 +28,15 @@ def kept_size(searching):
     """The state's batch after a drop: the smallest power of two that holds
     `searching` sentences (a scalar int tensor, at least 1).
 
-    A drop happens when this is below the state's batch, so at least half of
-    the sentences are done (each drop gathers the whole state), and the
-    searches of a file meet few batch shapes (TensorFlow's CPU kernels set up
-    work per shape; oneDNN compiles a bfloat16 matmul kernel for each,
-    BUILD_NOTES.md, "Mixed-precision training"). Measured against drops at
-    1.5 times powers of two and at powers of four: experiment log, "Done
-    sentences leave the search".
+    A drop happens when this is under half the state's batch (from 256
+    sentences: once 64 or fewer still search), so each drop (a gather of the
+    whole state) at least halves the rows of the steps after it, and the
+    searches of a file meet few batch shapes: TensorFlow's CPU kernels set up
+    work for each new shape (oneDNN compiles a bfloat16 matmul kernel per
+    shape, BUILD_NOTES.md, "Mixed-precision training"), which a file's one
+    pass pays. Measured against drops at every power of two and at powers of
+    four, and at 1.5 times powers of two: experiment log, "Done sentences leave
+    the search".
     """
     count = ops.cast(ops.maximum(searching, 1), "float32")
     return ops.cast(ops.power(2.0, ops.ceil(ops.log2(count))), "int32")
@@ -77,7 +79,7 @@ def drop_done_sentences(state, results, select_cache_fn, beam_size):
     searching = ops.shape(done)[0] - ops.sum(is_done)
     size = kept_size(searching)
     drop = ops.logical_and(
-        ops.less(size, ops.shape(done)[0]), ops.greater(searching, 0)
+        ops.less(2 * size, ops.shape(done)[0]), ops.greater(searching, 0)
     )
 
     def dropped():
