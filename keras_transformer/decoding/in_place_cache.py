@@ -31,10 +31,20 @@ def writes_in_place():
     if keras.backend.backend() != "tensorflow":
         return False
     import tensorflow as tf  # noqa: PLC0415 (the TensorFlow backend only)
+
+    return not tf.executing_eagerly() and run_time_shapes()
+
+
+def run_time_shapes():
+    """Whether a loop's tensors may change shape: TensorFlow, eagerly or in a
+    graph outside XLA (XLA and JAX compile each shape)."""
+    if keras.backend.backend() != "tensorflow":
+        return False
+    import tensorflow as tf  # noqa: PLC0415 (the TensorFlow backend only)
     from tensorflow.python.ops import control_flow_util  # noqa: PLC0415
 
     if tf.executing_eagerly():
-        return False
+        return True
     # A `tf.function(jit_compile=True)` enters an XLA context while tracing.
     return not control_flow_util.GraphOrParentsInXlaContext(
         tf.compat.v1.get_default_graph()

@@ -418,6 +418,23 @@ def test_dropping_done_sentences_changes_nothing_and_steps_fewer_rows(
     assert int(rows.numpy()) < 0.75 * kept_rows
 
 
+def test_dropping_done_sentences_is_refused_where_shapes_are_fixed():
+    def search():
+        return beam_search(
+            _bigram_fn,
+            ops.zeros((2,), "int32"),
+            (),
+            beam_size=2,
+            alpha=0.6,
+            eos_id=EOS,
+            max_length=3,
+            drop_done=True,
+        )
+
+    with pytest.raises(ValueError, match="drop_done=True on the"):
+        _compiled(search)()
+
+
 def test_kept_size_is_the_next_power_of_two():
     sizes = [1, 2, 3, 4, 5, 8, 9, 255, 256, 257]
     kept = [int(done_sentences.kept_size(ops.convert_to_tensor(n))) for n in sizes]
