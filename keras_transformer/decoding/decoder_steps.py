@@ -17,8 +17,10 @@ def decoder_step(
 ):
     """One cached decoder step: `(logits [B, 1, V], new self-attention caches)`.
 
-    Only the self-attention keys and values are loop state; the encoder side
-    (`encoder_cache`) stays out of it. `options` are `decode_step`'s
+    The self-attention keys and values change at every step; the encoder side
+    (`encoder_cache`) does not (`cached_step` keeps it out of the loop state,
+    `beam_shared_step` carries it so that done sentences can leave with
+    their rows). `options` are `decode_step`'s
     `num_beams`, `share_beam_cache`, `self_attention_mask` and, for a model
     with the next-word pointer, `next_word_index` (`next_word_search`).
     Pad's logit is left for beam search to ban after its softmax with

@@ -110,9 +110,10 @@ def translate(
     """Translates a batch of token ids with the model's cached decoder.
 
     The encoder runs once. Its output (the projected cross-attention keys and
-    values and the source mask, `init_cache`'s encoder cache) stays out of the
-    search state with one row per sentence, even for beam search, whose K beam
-    rows per sentence attend to that one row. With
+    values and the source mask, `init_cache`'s encoder cache) keeps one row
+    per sentence, even for beam search, whose K beam rows per sentence attend
+    to that one row; it is search state only where beam search may drop done
+    sentences (the shared beam cache below). With
     `config.share_beam_cache` (the default) the decoder self-attention cache
     is shared the same way: the K beams of a sentence share one cache row with
     K slots per position and each beam's history is recorded apart
