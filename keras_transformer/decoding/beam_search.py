@@ -28,7 +28,6 @@ stopping rules are options (`beam_stopping`), for imported models.
 Notation: B batch, K beams, T the buffer length `max_length`, V vocabulary.
 """
 
-import keras
 from keras import ops
 
 from keras_transformer.decoding.beam_stopping import (
@@ -45,12 +44,12 @@ from keras_transformer.decoding.beam_utils import (
     top_k_by_blocks,
 )
 from keras_transformer.decoding.done_sentences import (
+    check_drop_done,
     drop_done_sentences,
     every_result,
     select_beam_rows,
     start_dropping,
 )
-from keras_transformer.decoding.in_place_cache import run_time_shapes
 from keras_transformer.decoding.length_penalty import length_penalty
 from keras_transformer.validation import check_one_of
 
@@ -210,14 +209,7 @@ def beam_search(
             f"penalty that grows with length. Received: alpha={alpha}"
         )
     check_one_of("early_stopping", early_stopping, EARLY_STOPPINGS)
-    if drop_done and not run_time_shapes():
-        backend = keras.backend.backend()
-        raise ValueError(
-            "`drop_done=True` changes the batch inside the loop: it needs "
-            "TensorFlow, eagerly or in a graph outside XLA (XLA and JAX keep "
-            f"a loop's shapes). Received: drop_done=True on the {backend} "
-            "backend" + (", under XLA" if backend == "tensorflow" else "")
-        )
+    check_drop_done(drop_done)
     is_int = isinstance(max_length, int) and not isinstance(max_length, bool)
     if not (is_int and max_length >= 1) and not _is_int_scalar_tensor(max_length):
         raise ValueError(

@@ -60,6 +60,27 @@ def cached_step(model, encoder_cache, num_beams=None, pad_in_softmax=False):
     return symbols_to_logits_fn
 
 
+def row_step(model):
+    """`symbols_to_logits_fn` over the state `{"self": caches, "encoder":
+    encoder cache}`, one row of each per sentence (greedy and sampling
+    search): the encoder cache is state so that a search dropping finished
+    sentences drops their rows."""
+
+    def symbols_to_logits_fn(ids, index, state, next_word_index=None):
+        return _state_step(model, ids, index, state, next_word_index=next_word_index)
+
+    return symbols_to_logits_fn
+
+
+def _state_step(model, ids, index, state, **options):
+    """`decoder_step` over a state carrying the encoder cache: `(logits, the
+    state with the new keys and values)`."""
+    logits, caches = decoder_step(
+        model, ids, index, state["self"], state["encoder"], **options
+    )
+    return logits, {**state, "self": caches}
+
+
 def beam_shared_step(model, beam_size, pad_in_softmax=False):
     """`symbols_to_logits_fn` over a beam-shared self-attention cache.
 
@@ -87,19 +108,17 @@ def beam_shared_step(model, beam_size, pad_in_softmax=False):
         # [B*K, L, 1] == [K] -> [B*K, L, K] -> [B, K, L*K], slot p*K + j
         mask = ops.equal(ops.expand_dims(history, -1), ops.arange(k, dtype="int32"))
         mask = ops.reshape(mask, (-1, k, length * k))
-        logits, caches = decoder_step(
+        return _state_step(
             model,
             ids,
             index,
-            state["self"],
-            state["encoder"],
+            {**state, "history": history},
             pad_in_softmax=pad_in_softmax,
             num_beams=k,
             share_beam_cache=True,
             self_attention_mask=mask,
             next_word_index=next_word_index,
         )
-        return logits, {**state, "self": caches, "history": history}
 
     return symbols_to_logits_fn
 

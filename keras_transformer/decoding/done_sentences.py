@@ -19,9 +19,23 @@ finished_flags [B0, K])`.
 Notation: B the sentences in the state, B0 those given, K beams, T the buffer.
 """
 
+import keras
 from keras import ops
 
 from keras_transformer.decoding.beam_utils import gather_beams
+from keras_transformer.decoding.in_place_cache import run_time_shapes
+
+
+def check_drop_done(drop_done):
+    """Refuses `drop_done=True` where a loop keeps its shapes (XLA, JAX)."""
+    if drop_done and not run_time_shapes():
+        backend = keras.backend.backend()
+        raise ValueError(
+            "`drop_done=True` changes the batch inside the loop: it needs "
+            "TensorFlow, eagerly or in a graph outside XLA (XLA and JAX keep "
+            f"a loop's shapes). Received: drop_done=True on the {backend} "
+            "backend" + (", under XLA" if backend == "tensorflow" else "")
+        )
 
 
 def kept_size(searching):
@@ -73,26 +87,36 @@ def drop_done_sentences(state, results, select_cache_fn, beam_size):
     Returns:
         The tuple `(*state, results)`.
     """
-    done = state[6]
-    # [B] int32: 1 for a done sentence, 0 for one still searching
+    drop, keep = rows_to_keep(state[6])
+
+    def dropped():
+        written = _write(results, state, ops.logical_not(keep))
+        return (*_keep(state, keep, select_cache_fn, beam_size), written)
+
+    return ops.cond(drop, dropped, lambda: (*state, results))
+
+
+def rows_to_keep(done):
+    """`(drop, keep)` for the done flags `[B]` of a step: whether to drop
+    (the rows still searching fit in a `kept_size` under half of B), and
+    which rows to keep then `[B]`: those still searching and the first done
+    ones to make up `kept_size` (they stay frozen)."""
+    # [B] int32: 1 for a done row, 0 for one still searching
     is_done = ops.cast(done, "int32")
     searching = ops.shape(done)[0] - ops.sum(is_done)
     size = kept_size(searching)
     drop = ops.logical_and(
         ops.less(2 * size, ops.shape(done)[0]), ops.greater(searching, 0)
     )
+    keep = ops.logical_or(
+        ops.logical_not(done), ops.less_equal(ops.cumsum(is_done), size - searching)
+    )
+    return drop, keep
 
-    def dropped():
-        # The sentences still searching, and the first done ones to make up
-        # `size` (their finished sets stay frozen).
-        keep = ops.logical_or(
-            ops.logical_not(done),
-            ops.less_equal(ops.cumsum(is_done), size - searching),
-        )
-        written = _write(results, state, ops.logical_not(keep))
-        return (*_keep(state, keep, select_cache_fn, beam_size), written)
 
-    return ops.cond(drop, dropped, lambda: (*state, results))
+def run_time_rows(keep):
+    """The indices `[B']` where `keep` `[B]` holds, a run-time number."""
+    return ops.cast(ops.nonzero(keep)[0], "int32")
 
 
 def every_result(state, results):
@@ -105,8 +129,8 @@ def _keep(state, keep, select_cache_fn, beam_size):
     """The state of the sentences where `keep` `[B]` holds: every
     per-sentence tensor and the cache gathered."""
     index, *per_sentence, cache, sentences = state
-    # [B] -> [B'], a run-time number of sentences
-    kept = ops.cast(ops.nonzero(keep)[0], "int32")
+    # [B] -> [B']
+    kept = run_time_rows(keep)
     # [B', 1] + [K] -> [B', K] -> [B'*K], their beam rows
     rows = ops.reshape(
         ops.expand_dims(kept * beam_size, 1) + ops.arange(beam_size, dtype="int32"),
@@ -123,7 +147,7 @@ def _write(results, state, picked):
     `picked` `[B]` holds written to their rows."""
     _, _, _, finished_seq, finished_scores, finished_flags, _, _, sentences = state
     # [B] -> [G], the state's rows to write, and [G, 1], their sentences
-    picked = ops.cast(ops.nonzero(picked)[0], "int32")
+    picked = run_time_rows(picked)
     targets = ops.expand_dims(ops.take(sentences["rows"], picked, axis=0), 1)
     return tuple(
         ops.scatter_update(result, targets, ops.take(new, picked, axis=0))

@@ -16,6 +16,7 @@ def greedy_search(
     pad_id=0,
     max_lengths=None,
     return_scores=False,
+    drop_done=False,
 ):
     """Decodes by taking the most probable token at every step.
 
@@ -36,6 +37,9 @@ def greedy_search(
             `max_length` for every sentence.
         return_scores: bool. Also return the log probabilities. Defaults to
             `False`.
+        drop_done: bool. Take finished sentences out of the loop state
+            (`token_by_token_search`): TensorFlow outside XLA. Defaults to
+            `False`.
 
     Returns:
         int32 tensor `[B, max_length]`: the decoded tokens (eos included, then
@@ -52,6 +56,7 @@ def greedy_search(
         max_length=max_length,
         pad_id=pad_id,
         max_lengths=max_lengths,
+        drop_done=drop_done,
     )
     return (ids, log_probs) if return_scores else ids
 

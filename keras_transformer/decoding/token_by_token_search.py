@@ -2,7 +2,12 @@
 
 from keras import ops
 
-from keras_transformer.decoding.beam_utils import take_per_row
+from keras_transformer.decoding.beam_utils import gather_beams, take_per_row
+from keras_transformer.decoding.done_sentences import (
+    check_drop_done,
+    rows_to_keep,
+    run_time_rows,
+)
 
 
 def token_by_token_search(
@@ -14,6 +19,7 @@ def token_by_token_search(
     max_length,
     pad_id=0,
     max_lengths=None,
+    drop_done=False,
 ):
     """Extends every sentence by the token `choose_fn` picks, until eos or the limit.
 
@@ -29,6 +35,8 @@ def token_by_token_search(
         log_probs: `[B]` float32, the model's log probability of the tokens so
             far.
         cache: whatever `symbols_to_logits_fn` keeps (batch first).
+        sentences: `{"max_lengths": [B]}`, with `drop_done` also `"rows"`
+            `[B]`, each row's sentence among the B0 given.
 
     Args:
         symbols_to_logits_fn: `fn(ids [B, 1], index, cache) -> (logits [B, 1, V]
@@ -42,28 +50,39 @@ def token_by_token_search(
         max_lengths: optional int tensor `[B]`, the most tokens each sentence
             may generate (paper §6.1: source length + 50). Defaults to
             `max_length` for every sentence.
+        drop_done: bool. Take finished sentences out of the loop state (the
+            rows of every leaf of the cache with them), writing their tokens
+            and log probabilities to the results (`[B0, max_length + 1]` and
+            `[B0]`, extra loop state), as beam search's `drop_done` does
+            (`done_sentences`). Same results, for a `choose_fn` that picks
+            each row's token from its own logits alone (greedy; not
+            sampling, whose random numbers follow the batch). Needs run-time
+            shapes: TensorFlow outside XLA. Defaults to `False`.
 
     Returns:
         A tuple `(ids, log_probs)`: int32 `[B, max_length]` tokens (eos
         included, then padding) and float32 `[B]` `log P(y | x)` of them.
     """
+    check_drop_done(drop_done)
     batch_size = ops.shape(initial_ids)[0]
     if max_lengths is None:
         max_lengths = ops.full((batch_size,), max_length, dtype="int32")
-    max_lengths = ops.cast(max_lengths, "int32")
+    sentences = {"max_lengths": ops.cast(max_lengths, "int32")}
     ids = ops.full((batch_size, max_length + 1), pad_id, dtype="int32")
     ids = ops.slice_update(
         ids, [0, 0], ops.expand_dims(ops.cast(initial_ids, "int32"), 1)
     )
-    finished = ops.less(max_lengths, 1)
+    finished = ops.less(sentences["max_lengths"], 1)
     log_probs = ops.zeros((batch_size,), dtype="float32")
 
-    def cond(index, ids, finished, log_probs, cache):
+    def cond(index, ids, finished, *rest):
         return ops.logical_and(
             ops.less(index, max_length), ops.logical_not(ops.all(finished))
         )
 
-    def body(index, ids, finished, log_probs, cache):
+    def body(index, ids, finished, log_probs, cache, sentences):
+        # B: the rows in the state (fewer than given with `drop_done`)
+        batch_size = ops.shape(finished)[0]
         # [B, max_length + 1] -> [B, 1], the token at `index`
         current = ops.slice(ids, [0, index], [batch_size, 1])
         logits, cache = symbols_to_logits_fn(current, index, cache)
@@ -80,19 +99,60 @@ def token_by_token_search(
         ids = ops.slice_update(ids, [0, index + 1], ops.expand_dims(next_ids, 1))
         finished = ops.logical_or(
             ops.logical_or(finished, ops.equal(next_ids, eos_id)),
-            ops.greater_equal(index + 1, max_lengths),
+            ops.greater_equal(index + 1, sentences["max_lengths"]),
         )
-        return index + 1, ids, finished, log_probs, cache
+        return index + 1, ids, finished, log_probs, cache, sentences
 
-    _, ids, _, log_probs, _ = ops.while_loop(
-        cond,
-        body,
-        (
-            ops.convert_to_tensor(0, "int32"),
-            ids,
-            finished,
-            log_probs,
-            initial_cache,
-        ),
+    state = (
+        ops.convert_to_tensor(0, "int32"),
+        ids,
+        finished,
+        log_probs,
+        initial_cache,
+        sentences,
     )
+    if not drop_done:
+        _, ids, _, log_probs, _, _ = ops.while_loop(cond, body, state)
+        return ids[:, 1:], log_probs
+
+    # The results of the B0 sentences given; every row at first, gathered by
+    # a run-time selection (`done_sentences`).
+    results = (ids, log_probs)
+    sentences["rows"] = ops.arange(batch_size, dtype="int32")
+    state = _keep_rows(state, ops.ones_like(finished))
+
+    def drop_body(*loop_state):
+        *state, results = loop_state
+        state = body(*state)
+        drop, keep = rows_to_keep(state[2])
+
+        def dropped():
+            written = _write_rows(results, state, ops.logical_not(keep))
+            return (*_keep_rows(state, keep), written)
+
+        return ops.cond(drop, dropped, lambda: (*state, results))
+
+    *state, results = ops.while_loop(cond, drop_body, (*state, results))
+    ids, log_probs = _write_rows(results, state, ops.ones_like(state[2]))
     return ids[:, 1:], log_probs
+
+
+def _keep_rows(state, keep):
+    """The loop state of the rows where `keep` `[B]` holds."""
+    index, *rows = state
+    # [B] -> [B']
+    kept = run_time_rows(keep)
+    return (index, *gather_beams(rows, kept))
+
+
+def _write_rows(results, state, picked):
+    """`results` (tokens and log probabilities of every sentence given) with
+    the state's rows where `picked` `[B]` holds written to their sentences."""
+    _, ids, _, log_probs, _, sentences = state
+    # [B] -> [G], and [G, 1], their sentences
+    picked = run_time_rows(picked)
+    targets = ops.expand_dims(ops.take(sentences["rows"], picked, axis=0), 1)
+    return tuple(
+        ops.scatter_update(result, targets, ops.take(new, picked, axis=0))
+        for result, new in zip(results, (ids, log_probs), strict=True)
+    )

@@ -14,6 +14,7 @@ from keras_transformer.decoding.decoder_steps import (
     beam_shared_step,
     cached_step,
     reorder_history,
+    row_step,
     select_sentences,
 )
 from keras_transformer.decoding.decoding_config import DecodingConfig
@@ -271,12 +272,16 @@ def translate(
             word_counts,
             max_lengths,
             *next_word_search(
-                model, cached_step(model, encoder_cache), self_caches, batch_size
+                model,
+                row_step(model),
+                {"self": self_caches, "encoder": encoder_cache},
+                batch_size,
             ),
             rows_per_count=1,
             buffer_length=max_length,
         )
         if config.method == "greedy":
+            # In a TensorFlow graph outside XLA finished sentences leave.
             ids, log_probs = greedy_search(
                 step,
                 initial_ids,
@@ -286,6 +291,7 @@ def translate(
                 pad_id=PAD_ID,
                 max_lengths=max_lengths,
                 return_scores=True,
+                drop_done=writes_in_place(),
             )
         else:
             ids, log_probs = sampling_search(

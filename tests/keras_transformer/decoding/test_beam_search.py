@@ -433,6 +433,12 @@ def test_dropping_done_sentences_is_refused_where_shapes_are_fixed():
 
     with pytest.raises(ValueError, match="drop_done=True on the"):
         _compiled(search)()
+    with pytest.raises(ValueError, match="drop_done=True on the"):
+        _compiled(
+            lambda: greedy_search(
+                _bigram_fn, ops.zeros((2,), "int32"), (), EOS, 3, drop_done=True
+            )
+        )()
 
 
 def test_kept_size_is_the_next_power_of_two():
