@@ -1,4 +1,5 @@
-"""Done sentences leave a beam search's state (`beam_search(drop_done=True)`).
+"""Done sentences leave a search's state (`drop_done=True` of `beam_search`,
+here, and of greedy search, `token_by_token_search`, with `rows_to_keep`).
 
 The sentences of a batch finish at different steps (about half of a beam-4
 search's sentence-steps on the translation demo's test split are of done
@@ -10,7 +11,7 @@ state's batch then has a run-time size: TensorFlow graph mode, not XLA or
 JAX, whose loops keep their shapes. The results are those of the search that
 keeps every row (a done sentence's finished set is frozen).
 
-The state is `beam_search`'s loop state, `(index, alive_seq, alive_log_probs,
+Beam search's state is `beam_search`'s loop state, `(index, alive_seq, alive_log_probs,
 finished_seq, finished_scores, finished_flags, done, cache, sentences)`, with
 `sentences["rows"]` `[B]` added: each row's sentence among the B0 given. The
 results are `(finished_seq [B0, K, T + 1], finished_scores [B0, K],
