@@ -393,13 +393,12 @@ def beam_search(
         sentences,
     )
     if drop_done:
-        state, results = start_dropping(state, select_cache_fn or select_beam_rows, k)
+        select_cache_fn = select_cache_fn or select_beam_rows
+        state, results = start_dropping(state, select_cache_fn, k)
 
         def drop_body(*loop_state):
             *state, results = loop_state
-            return drop_done_sentences(
-                body(*state), results, select_cache_fn or select_beam_rows, k
-            )
+            return drop_done_sentences(body(*state), results, select_cache_fn, k)
 
         *state, results = ops.while_loop(cond, drop_body, (*state, results))
         finished_seq, finished_scores, finished_flags = every_result(state, results)

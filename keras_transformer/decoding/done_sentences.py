@@ -143,16 +143,20 @@ def _keep(state, keep, select_cache_fn, beam_size):
     return (index, *per_sentence, cache, sentences)
 
 
+def write_rows(results, values, rows, picked):
+    """`results` (`[B0, ...]` each, one row per sentence given) with the rows
+    of `values` (`[B, ...]` each, the state's) where `picked` `[B]` holds
+    written to their sentences, `rows` `[B]` (the state's `"rows"`)."""
+    # [B] -> [G], the state's rows to write, and [G, 1], their sentences
+    picked = run_time_rows(picked)
+    targets = ops.expand_dims(ops.take(rows, picked, axis=0), 1)
+    return tuple(
+        ops.scatter_update(result, targets, ops.take(value, picked, axis=0))
+        for result, value in zip(results, values, strict=True)
+    )
+
+
 def _write(results, state, picked):
     """`results` with the finished hypotheses of the state's sentences where
     `picked` `[B]` holds written to their rows."""
-    _, _, _, finished_seq, finished_scores, finished_flags, _, _, sentences = state
-    # [B] -> [G], the state's rows to write, and [G, 1], their sentences
-    picked = run_time_rows(picked)
-    targets = ops.expand_dims(ops.take(sentences["rows"], picked, axis=0), 1)
-    return tuple(
-        ops.scatter_update(result, targets, ops.take(new, picked, axis=0))
-        for result, new in zip(
-            results, (finished_seq, finished_scores, finished_flags), strict=True
-        )
-    )
+    return write_rows(results, state[3:6], state[8]["rows"], picked)

@@ -7,6 +7,7 @@ from keras_transformer.decoding.done_sentences import (
     check_drop_done,
     rows_to_keep,
     run_time_rows,
+    write_rows,
 )
 
 
@@ -149,10 +150,4 @@ def _write_rows(results, state, picked):
     """`results` (tokens and log probabilities of every sentence given) with
     the state's rows where `picked` `[B]` holds written to their sentences."""
     _, ids, _, log_probs, _, sentences = state
-    # [B] -> [G], and [G, 1], their sentences
-    picked = run_time_rows(picked)
-    targets = ops.expand_dims(ops.take(sentences["rows"], picked, axis=0), 1)
-    return tuple(
-        ops.scatter_update(result, targets, ops.take(new, picked, axis=0))
-        for result, new in zip(results, (ids, log_probs), strict=True)
-    )
+    return write_rows(results, (ids, log_probs), sentences["rows"], picked)
