@@ -6,7 +6,6 @@ tasks), `wmt_t2t_translate`, `ted_hrlr_translate/...`, and so on.
 """
 
 import tensorflow as tf
-import tensorflow_datasets as tfds
 
 
 def load_tfds(
@@ -33,6 +32,11 @@ def load_tfds(
     Returns:
         A `tf.data.Dataset` of `(source, target)` scalar `tf.string` pairs.
     """
+    # Imported on use: `translate` and `parse` import `pipelines` and never
+    # read TFDS, whose import is a noticeable part of their start-up
+    # (BUILD_NOTES.md, "Whole-process parse and translate").
+    import tensorflow_datasets as tfds
+
     builder = tfds.builder(name, data_dir=data_dir)
     keys = sorted(builder.info.features.keys())
     for argument, language in (

@@ -75,6 +75,32 @@ def test_importing_the_package_does_not_import_tensorflow():
     assert result.returncode == 0, result.stderr
 
 
+def test_what_translate_and_parse_load_leaves_tensorflow_datasets_out():
+    # `pipelines` imports TFDS only where a TFDS dataset is read
+    # (`load_tfds`): its import is part of every `translate` and `parse`
+    # process's start-up otherwise.
+    code = (
+        "import sys\n"
+        "import keras_transformer.cli.decoding_commands\n"
+        "import keras_transformer.runs.loaded_run\n"
+        "import keras_transformer.translation.translator\n"
+        "import keras_transformer.parsing.parser\n"
+        "import pipelines, savedmodels\n"
+        "assert 'tensorflow' in sys.modules\n"
+        "assert 'tensorflow_datasets' not in sys.modules, 'TFDS imported'\n"
+        "from pipelines import load_tfds\n"
+        "try:\n"
+        "    load_tfds('no_such_dataset_name')\n"
+        "except Exception:\n"
+        "    pass\n"
+        "assert 'tensorflow_datasets' in sys.modules\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
 def test_an_in_process_call_leaves_warnings_and_loggers_as_they_were(capsys):
     import warnings
 
