@@ -14,6 +14,13 @@ REPO = os.path.dirname(
 CONSOLE_SCRIPT = "import sys; from keras_transformer.cli import main; sys.exit(main())"
 
 
+def _python(code):
+    """`python -c code` in the repository root."""
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO
+    )
+
+
 def _run(*argv):
     env = {k: v for k, v in os.environ.items() if k != "TF_CPP_MIN_LOG_LEVEL"}
     return subprocess.run(
@@ -69,9 +76,7 @@ def test_importing_the_package_does_not_import_tensorflow():
         "else:\n"
         "    raise SystemExit('no AttributeError')\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO
-    )
+    result = _python(code)
     assert result.returncode == 0, result.stderr
 
 
@@ -95,9 +100,7 @@ def test_what_translate_and_parse_load_leaves_tensorflow_datasets_out():
         "    pass\n"
         "assert 'tensorflow_datasets' in sys.modules\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO
-    )
+    result = _python(code)
     assert result.returncode == 0, result.stderr[-2000:]
 
 
@@ -134,10 +137,7 @@ NATIVE_LINES = (
 
 
 def _native(verbose, end="pass"):
-    code = NATIVE_LINES.format(verbose=verbose, end=end)
-    return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO
-    )
+    return _python(NATIVE_LINES.format(verbose=verbose, end=end))
 
 
 def test_native_log_lines_are_dropped_and_everything_else_passes():
