@@ -170,7 +170,9 @@ def test_greedy_outputs_equal_generate_with_one_beam(imported):
     # No output reaches the limit, where Hugging Face forces eos.
     assert imported["reference"]["outputs_at_limit"] == 0
     ours = _our_greedy(imported)
-    assert len({tuple(row) for row in reference}) > 20  # input-dependent outputs
+    # Input-dependent outputs: more than a quarter of the lines distinct (the
+    # random model gives 19 distinct of 53 on an AVX2 CPU, more with AVX-512).
+    assert len({tuple(row) for row in reference}) > len(reference) // 4
     assert ours == reference
 
 
