@@ -7,6 +7,12 @@ import threading
 import keras
 from keras import ops
 
+from keras_transformer.layers.beam_layout import (
+    fold_beams,
+    heads_first,
+    interleave_beams,
+    unfold_beams,
+)
 from keras_transformer.layers.hash_dropout import HashDropout
 from keras_transformer.layers.masked_softmax import masked_softmax
 from keras_transformer.validation import check_positive_int
@@ -116,23 +122,23 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
             key = value
         beams = _check_cache_arguments(query, cache, cache_update_index, num_beams)
         # [B, T, D] -> [B, H, T, d_k]
-        query = _heads_first(_project(self._query_dense, query, 1))
+        query = heads_first(_project(self._query_dense, query, 1))
         if cache is None:
             # [B, S, D] -> [B, H, S, d_k] and [B, H, S, d_v]
-            key = _heads_first(_project(self._key_dense, key, 1))
-            value = _heads_first(_project(self._value_dense, value, 1))
+            key = heads_first(_project(self._key_dense, key, 1))
+            value = heads_first(_project(self._value_dense, value, 1))
         else:
             key_cache, value_cache = cache
             if cache_update_index is not None:
                 # [B, T, D] -> [B, H, T, d]
-                new_keys = _heads_first(_project(self._key_dense, key, 1))
-                new_values = _heads_first(_project(self._value_dense, value, 1))
+                new_keys = heads_first(_project(self._key_dense, key, 1))
+                new_values = heads_first(_project(self._value_dense, value, 1))
                 start = cache_update_index
                 if beams is not None:
                     # Beam-shared cache: slot p * K + k holds position p of
                     # beam row k. [B*K, H, T, d] -> [B, H, T*K, d]
-                    new_keys = _interleave_beams(new_keys, beams)
-                    new_values = _interleave_beams(new_values, beams)
+                    new_keys = interleave_beams(new_keys, beams)
+                    new_values = interleave_beams(new_values, beams)
                     start = cache_update_index * beams
                 key_cache = _write_cache(key_cache, start, new_keys)
                 value_cache = _write_cache(value_cache, start, new_values)
@@ -144,7 +150,7 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
             # its one cache row. A self-attention mask is per beam row already
             # ([B, K*T, S]); a cross-attention one is per sentence ([B, T, S])
             # and tiled.
-            query, attention_mask = _fold_beams(
+            query, attention_mask = fold_beams(
                 query,
                 attention_mask,
                 beams,
@@ -160,9 +166,9 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
             attention_bias=attention_bias,
         )
         if beams is not None:
-            attention_output = _unfold_beams(attention_output, beams)
+            attention_output = unfold_beams(attention_output, beams)
             if return_attention_scores:
-                attention_scores = _unfold_beams(attention_scores, beams)
+                attention_scores = unfold_beams(attention_scores, beams)
         # [B, H, T, d_v] -> [B, T, H, d_v] -> [B, T, D]
         attention_output = _project(
             self._output_dense, ops.transpose(attention_output, (0, 2, 1, 3)), 2
@@ -247,8 +253,8 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
         """
         key = value if key is None else key
         return (
-            _heads_first(_project(self._key_dense, key, 1)),
-            _heads_first(_project(self._value_dense, value, 1)),
+            heads_first(_project(self._key_dense, key, 1)),
+            heads_first(_project(self._value_dense, value, 1)),
         )
 
     def compute_output_spec(
@@ -342,11 +348,6 @@ def _project(dense, inputs, contracted_dims):
     return ops.reshape(outputs, (*leading, *output_shape))
 
 
-def _heads_first(x):
-    """`[B, T, H, d]` -> `[B, H, T, d]`."""
-    return ops.transpose(x, (0, 2, 1, 3))
-
-
 def _check_cache_arguments(query, cache, cache_update_index, num_beams):
     """Validates the cache arguments; returns K to fold, or `None` (no beams).
 
@@ -373,42 +374,3 @@ def _check_cache_arguments(query, cache, cache_update_index, num_beams):
             f"num_beams={num_beams}"
         )
     return None if beams == 1 else beams
-
-
-def _fold_beams(query, attention_mask, beams, tile_mask=True):
-    """`[B*K, H, T, d]` -> `[B, H, K*T, d]`; the mask `[B, T, S]` -> `[B, K*T, S]`.
-
-    The K beams of a sentence become K * T query positions over the
-    sentence's single cache row: the same scores as attending from K tiled
-    copies of the cache, reading it once. With `tile_mask=False` the mask is
-    `[B, K*T, S]` already (one row per beam and position) and kept.
-    """
-    _, heads, length, depth = ops.shape(query)
-    # [B*K, H, T, d] -> [B, K, H, T, d] -> [B, H, K, T, d] -> [B, H, K*T, d]
-    query = ops.reshape(query, (-1, beams, heads, length, depth))
-    query = ops.reshape(
-        ops.transpose(query, (0, 2, 1, 3, 4)), (-1, heads, beams * length, depth)
-    )
-    if attention_mask is not None and tile_mask:
-        attention_mask = ops.tile(attention_mask, (1, beams, 1))
-    return query, attention_mask
-
-
-def _unfold_beams(x, beams):
-    """`[B, H, K*T, n]` -> `[B*K, H, T, n]`, the inverse of `_fold_beams`."""
-    _, heads, folded, last = ops.shape(x)
-    length = folded // beams
-    # [B, H, K*T, n] -> [B, H, K, T, n] -> [B, K, H, T, n] -> [B*K, H, T, n]
-    x = ops.reshape(x, (-1, heads, beams, length, last))
-    return ops.reshape(ops.transpose(x, (0, 2, 1, 3, 4)), (-1, heads, length, last))
-
-
-def _interleave_beams(x, beams):
-    """`[B*K, H, T, d]` -> `[B, H, T*K, d]`, position-major: row t*K + k is
-    position t of beam k (the slots of a beam-shared self-attention cache)."""
-    _, heads, length, depth = ops.shape(x)
-    # [B*K, H, T, d] -> [B, K, H, T, d] -> [B, H, T, K, d] -> [B, H, T*K, d]
-    x = ops.reshape(x, (-1, beams, heads, length, depth))
-    return ops.reshape(
-        ops.transpose(x, (0, 2, 3, 1, 4)), (-1, heads, length * beams, depth)
-    )
