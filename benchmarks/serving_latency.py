@@ -142,7 +142,13 @@ def main():
         alpha=args.alpha,
         max_extra_length=args.max_extra_length,
     )
-    model, tokenizer, max_input_length, weights = _model(args)
+    model, tokenizer, max_input_length, weights = export_model(
+        args.config,
+        args.vocab_size,
+        args.run_dir,
+        args.compute_dtype,
+        args.max_input_length,
+    )
     sentences = test_sentences(max(args.requests, args.batch))
     with tempfile.TemporaryDirectory() as base:
         start = time.perf_counter()
@@ -278,30 +284,36 @@ def main():
     )
 
 
-def _model(args):
-    """`(model, tokenizer, max_input_length, weights)`: the `small` config
-    with random weights and a tokenizer trained here, or a run's trained
-    model (`--run-dir`) with the export's input length."""
-    if args.run_dir is not None:
+def export_model(
+    config="small",
+    vocab_size=8000,
+    run_dir=None,
+    compute_dtype="float32",
+    max_input_length=None,
+):
+    """`(model, tokenizer, max_input_length, weights)`: `config` with random
+    weights and a tokenizer of `vocab_size` pieces trained here, or a run's
+    trained model (`run_dir`) with the export's input length."""
+    if run_dir is not None:
         from keras_transformer.runs import load_run
         from keras_transformer.translation import translator_arguments
 
-        loaded = load_run(args.run_dir, compute_dtype=args.compute_dtype)
+        loaded = load_run(run_dir, compute_dtype=compute_dtype)
         max_input_length = (
-            args.max_input_length
+            max_input_length
             or (translator_arguments(loaded.recipe)["max_input_length"])
         )
         return loaded.model, loaded.tokenizer, max_input_length, loaded.weights
     keras.utils.set_random_seed(0)  # before the tokenizer (tensorflow-text quirk)
     pairs = load_bundled("libreoffice_help", "en-de", "train")
     tokenizer = SentencePieceTokenizer.train(
-        sample_texts(pairs, max_pairs=5000), vocab_size=args.vocab_size
+        sample_texts(pairs, max_pairs=5000), vocab_size=vocab_size
     )
-    config = TransformerConfig(
-        dropout=0.0, source_vocab_size=tokenizer.vocab_size, **CONFIGS[args.config]
+    model_config = TransformerConfig(
+        dropout=0.0, source_vocab_size=tokenizer.vocab_size, **CONFIGS[config]
     )
-    model = build_transformer(config, dtype=args.compute_dtype)
-    max_input_length = args.max_input_length or model.max_sequence_length
+    model = build_transformer(model_config, dtype=compute_dtype)
+    max_input_length = max_input_length or model.max_sequence_length
     return model, tokenizer, max_input_length, "random"
 
 

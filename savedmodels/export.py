@@ -4,6 +4,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping
 
 import keras
 import tensorflow as tf
@@ -189,14 +190,20 @@ def _keep_only_signatures(module):
     """Takes the module's `tf.function`s out of what `tf.saved_model.save`
     writes, once its signatures are traced.
 
-    Kept, `save` would also store each as a function of the loaded object,
+    Kept (as attributes or in dicts: the searches, the signatures at one
+    beam size), `save` would also store each as a function of the loaded object,
     tracing every search again in its save context (twice the tracing, a
     SavedModel about twice the size); nothing reads them: TF Serving,
     `saved_model_cli` and `Translator.from_export` call the signatures, which
     keep the traced searches, the tokenizers and the weights.
     """
     for name, value in list(vars(module).items()):
-        if isinstance(value, tf.types.experimental.PolymorphicFunction):
+        if name.startswith("_self_"):  # the object graph's own bookkeeping
+            continue
+        values = value.values() if isinstance(value, Mapping) else [value]
+        if any(
+            isinstance(v, tf.types.experimental.PolymorphicFunction) for v in values
+        ):
             delattr(module, name)
 
 

@@ -9,6 +9,9 @@ Its signatures:
 - `serving_default(text)`: the recorded search (the recipe's: beam 21,
   alpha 0.3, up to input + 300 for §6.3).
 - `parse(text, beam_size, alpha, max_extra_length)`: per-request search.
+- `parse_beam_K(text, alpha, max_extra_length)` for K = 1 ..
+  `max_beam_size`: `parse` at beam size K, whose graph holds that one search
+  (the translator's `translate_beam_K`); `Parser.from_export` calls these.
 - `translate_ids(source_ids, ...)`: the search on ids, as the translator's;
   only without the bracket constraint (the constrained search needs each
   sentence's words, which ids do not give).
@@ -33,10 +36,8 @@ import tensorflow as tf
 from pipelines import delinearize_graph
 from savedmodels.translator_module import SCALAR_SPECS, TEXT_SPEC, TranslatorModule
 
-PARSE_SPECS = [
-    TEXT_SPEC,
-    *(SCALAR_SPECS[k] for k in ("beam_size", "alpha", "max_extra_length")),
-]
+PARSE_SCALARS = {k: SCALAR_SPECS[k] for k in ("beam_size", "alpha", "max_extra_length")}
+PARSE_SPECS = [TEXT_SPEC, *PARSE_SCALARS.values()]
 
 
 class ParserModule(TranslatorModule):
@@ -92,18 +93,28 @@ class ParserModule(TranslatorModule):
         signatures = {
             "serving_default": self.serving_default.get_concrete_function(),
             "parse": self.parse.get_concrete_function(),
+            **self._beam_signatures("parse", self.parse_with_beam),
         }
         if not self.constrained:
             signatures["translate_ids"] = self.translate_ids.get_concrete_function()
         return signatures
 
     def _parse_default(self, text):
-        return self.parse(
+        return self.parse_with_beam(self.decoding.beam_size)(
             text,
-            tf.constant(self.decoding.beam_size),
             tf.constant(float(self.decoding.alpha)),
             tf.constant(self.decoding.max_extra_length),
         )
+
+    def parse_with_beam(self, beam_size):
+        """`parse` at one beam size (the `parse_beam_K` signature): a
+        `tf.function` `(text, alpha, max_extra_length) -> {"trees",
+        "scores", "repairs"}` whose graph holds that one search."""
+
+        def run(text, alpha, max_extra_length):
+            return self._parse_text(text, beam_size, alpha, max_extra_length)
+
+        return self._beam_function("parse", beam_size, run, PARSE_SCALARS)
 
     def _parse_text(self, text, beam_size, alpha, max_extra_length):
         text = tf.strings.unicode_transcode(

@@ -16,6 +16,11 @@ Signatures (method name `tensorflow/serving/predict`):
 - `translate(text [B] string, beam_size, alpha, max_extra_length, n_best)`:
   the same outputs with the decoding parameters given per request (scalars;
   int32, float32, int32, int32).
+- `translate_beam_K(text, alpha, max_extra_length, n_best)` for K = 1 ..
+  `max_beam_size`: `translate` at beam size K (`beam_signature`), whose
+  graph holds that one search: the first call after loading prepares it
+  alone, where `translate`'s prepares every beam size's (see below).
+  `Translator.from_export` calls these.
 - `translate_ids(source_ids [B, S] int32, beam_size, alpha, max_extra_length,
   n_best) -> {ids [B, n, T] int32, scores [B, n] float32}`: ids as the model
   sees them (tokens, eos, then 0 for padding), for evaluation pipelines that
@@ -29,7 +34,14 @@ Choices, all recorded in `BUILD_NOTES.md`:
   Python (a parser's K = 1 runs greedy search, which finds the same tree:
   `one_beam_as_greedy`; the top n of
   one wide beam would give other hypotheses). Alpha and the extra length are
-  ordinary tensors.
+  ordinary tensors. TensorFlow lowers the switch into the signature's graph,
+  so its first call after loading optimizes every beam size's search (a
+  functional `Case` that prepares only the branch taken made every warm
+  request slower; BUILD_NOTES.md, "Export"): TF Serving's warm-up file pays
+  that before the first request, a Python loader would pay it on its first
+  call. `serving_default` and the `translate_beam_K` signatures call one
+  search each; every search is one `tf.function` (`make_search`), stored
+  once whichever signatures call it.
 - **Input length**: text becomes ids by `pipelines.encode_sources`, the path
   training, evaluation and the command line take: pieces truncated to
   `max_input_length - 1`, then eos (so the model never sees more than
@@ -69,6 +81,7 @@ from keras_transformer.validation import check_non_negative_int, check_positive_
 from pipelines import encode_sources
 from pipelines.tokenizers.special_tokens import EOS_ID, PAD_ID
 from savedmodels.translator_search import (
+    beam_signature,
     check_request,
     decoding_buffer_length,
     make_search,
@@ -205,7 +218,8 @@ class TranslatorModule(tf.Module):
             self.target_tokenizer = target_tokenizer
         self.model_variables = [v.value for v in model.variables]
         self._search = make_search(model, decoding, max_beam_size, constraint)
-        self._beam_searches = {}  # beam size -> `translate_with_beam`'s function
+        # (signature name, beam size) -> that signature at one beam size
+        self._beam_functions = {}
 
         self.serving_default = tf.function(
             self._serving_default, input_signature=[TEXT_SPEC], autograph=False
@@ -227,17 +241,25 @@ class TranslatorModule(tf.Module):
             "serving_default": self.serving_default.get_concrete_function(),
             "translate": self.translate.get_concrete_function(),
             "translate_ids": self.translate_ids.get_concrete_function(),
+            **self._beam_signatures("translate", self.translate_with_beam),
+        }
+
+    def _beam_signatures(self, name, with_beam):
+        """`{beam_signature(name, K): concrete function}` for K = 1 ..
+        `max_beam_size`, `with_beam(K)` the signature `name` at beam K."""
+        return {
+            beam_signature(name, k): with_beam(k).get_concrete_function()
+            for k in range(1, self.max_beam_size + 1)
         }
 
     # === Signatures ===
 
-    # The text signatures call `translate_ids`, so the searches are traced
-    # (and stored in the SavedModel) once.
+    # The searches are `tf.function`s (`make_search`): traced, and stored in
+    # the SavedModel, once whichever signatures call them.
 
     def _serving_default(self, text):
-        return self.translate(
+        return self.translate_with_beam(self.decoding.beam_size)(
             text,
-            tf.constant(self.decoding.beam_size),
             tf.constant(float(self.decoding.alpha)),
             tf.constant(self.decoding.max_extra_length),
             tf.constant(self.decoding.n_best),
@@ -258,50 +280,51 @@ class TranslatorModule(tf.Module):
     # === In-process ===
 
     def translate_with_beam(self, beam_size):
-        """`translate` at one beam size, for callers in this process.
+        """`translate` at one beam size: the `translate_beam_K` signature,
+        also for callers in this process (`Translator.from_run`).
 
         The `translate` signature takes the beam size as a tensor, so its
         graph holds one search per beam size up to `max_beam_size` (a
-        `tf.switch_case`), all traced on its first call. This traces only
-        the search of `beam_size`, once per module and beam size
-        (`Translator.from_run` calls it).
+        `tf.switch_case`), all traced, and optimized on its first call.
+        This function's graph holds the search of `beam_size` only.
 
         Args:
             beam_size: int. From 1 to `max_beam_size`.
 
         Returns:
             A `tf.function` `(text, alpha, max_extra_length, n_best) ->
-            {"translations", "scores"}` with `translate`'s outputs. It does
-            not check its arguments in the graph, as the signatures do: the
-            caller checks them (`TextSearch.decoding_with`).
+            {"translations", "scores"}` with `translate`'s outputs and checks
+            (one per module and beam size).
         """
+
+        def run(text, alpha, max_extra_length, n_best):
+            outputs = self._translate_ids(
+                self._text_to_ids(text), beam_size, alpha, max_extra_length, n_best
+            )
+            return self._detokenized(outputs)
+
+        return self._beam_function("translate", beam_size, run, SCALAR_SPECS)
+
+    def _beam_function(self, name, beam_size, run, specs):
+        """The `tf.function` of `run` (text and `specs`' scalars but the beam
+        size) for the signature `name` at `beam_size`, made once."""
         check_positive_int("beam_size", beam_size)
         if beam_size > self.max_beam_size:
             raise ValueError(
                 f"beam_size must be <= max_beam_size={self.max_beam_size}. "
                 f"Received: beam_size={beam_size}"
             )
-        if beam_size not in self._beam_searches:
-
-            def run(text, alpha, max_extra_length, n_best):
-                outputs = self._translate_ids(
-                    self._text_to_ids(text), beam_size, alpha, max_extra_length, n_best
-                )
-                return self._detokenized(outputs)
-
-            self._beam_searches[beam_size] = tf.function(
+        key = (name, beam_size)
+        if key not in self._beam_functions:
+            self._beam_functions[key] = tf.function(
                 run,
                 input_signature=[
                     TEXT_SPEC,
-                    *(
-                        spec
-                        for name, spec in SCALAR_SPECS.items()
-                        if name != "beam_size"
-                    ),
+                    *(spec for k, spec in specs.items() if k != "beam_size"),
                 ],
                 autograph=False,
             )
-        return self._beam_searches[beam_size]
+        return self._beam_functions[key]
 
     # === Pieces ===
 

@@ -27,38 +27,48 @@ def decoding_buffer_length(source_length, max_extra_length, max_buffer_length):
     return tf.clip_by_value(rounded, 1, max_buffer_length)
 
 
+def beam_signature(name, beam_size):
+    """The name of the signature that runs signature `name`'s search at one
+    beam size: `translate_beam_4`, `parse_beam_1`."""
+    return f"{name}_beam_{beam_size}"
+
+
 def reduce_max_or_zero(x):
     """The largest element of `x`, 0 when `x` is empty (a batch of 0)."""
     return tf.reduce_max(tf.concat([tf.reshape(x, [-1]), [0]], axis=0))
 
 
 def check_request(beam_size, alpha, max_extra_length, n_best, max_beam_size, limit):
-    """Graph assertions on the per-request parameters (InvalidArgument)."""
-    if isinstance(beam_size, int):  # serving_default: validated at export
-        return []
-    return [
-        tf.debugging.assert_greater_equal(
-            beam_size, 1, message="beam_size must be >= 1"
-        ),
-        tf.debugging.assert_less_equal(
-            beam_size,
-            max_beam_size,
-            message=f"beam_size must be <= max_beam_size={max_beam_size}",
-        ),
-        tf.debugging.assert_greater_equal(n_best, 1, message="n_best must be >= 1"),
-        tf.debugging.assert_less_equal(
-            n_best, beam_size, message="n_best must be <= beam_size"
-        ),
-        tf.debugging.assert_greater_equal(alpha, 0.0, message="alpha must be >= 0"),
-        tf.debugging.assert_all_finite(alpha, message="alpha must be finite"),
-        tf.debugging.assert_greater_equal(
-            max_extra_length, 0, message="max_extra_length must be >= 0"
-        ),
-        tf.debugging.assert_less_equal(
+    """Graph assertions on the per-request parameters (InvalidArgument); a
+    Python int `beam_size` (a search of one beam size, checked when it was
+    traced) is not checked again."""
+    # (value, bound, message)
+    at_least = [
+        (n_best, 1, "n_best must be >= 1"),
+        (alpha, 0.0, "alpha must be >= 0"),
+        (max_extra_length, 0, "max_extra_length must be >= 0"),
+    ]
+    at_most = [
+        (n_best, beam_size, "n_best must be <= beam_size"),
+        (
             max_extra_length,
             limit,
-            message=f"max_extra_length must be <= max_extra_length_limit={limit}",
+            f"max_extra_length must be <= max_extra_length_limit={limit}",
         ),
+    ]
+    if not isinstance(beam_size, int):
+        at_least.append((beam_size, 1, "beam_size must be >= 1"))
+        at_most.append(
+            (
+                beam_size,
+                max_beam_size,
+                f"beam_size must be <= max_beam_size={max_beam_size}",
+            )
+        )
+    return [
+        *(tf.debugging.assert_greater_equal(v, b, message=m) for v, b, m in at_least),
+        *(tf.debugging.assert_less_equal(v, b, message=m) for v, b, m in at_most),
+        tf.debugging.assert_all_finite(alpha, message="alpha must be finite"),
     ]
 
 
@@ -68,7 +78,13 @@ def make_search(model, decoding, max_beam_size, constraint=None):
     `decoding` at beam size K (and `constraint`, over `word_counts`) on a
     buffer of `buffer_length` (a scalar tensor) positions, padded to
     `max_beam_size` hypotheses (score -inf) so that every K has one shape.
-    A parser's K = 1 is greedy search (`one_beam_as_greedy`)."""
+    A parser's K = 1 is greedy search (`one_beam_as_greedy`).
+
+    Each is a `tf.function`, traced once (per kind of `word_counts`, a
+    tensor or `None`) and stored once in a SavedModel, however many
+    signatures call it: the `translate` signature's beam-size switch and the
+    signature of its own beam size (`TranslatorModule.translate_with_beam`),
+    whose graph then holds this one search."""
 
     def search(beam_size):
         def fn(source_ids, alpha, max_extra_length, buffer_length, word_counts):
@@ -102,4 +118,6 @@ def make_search(model, decoding, max_beam_size, constraint=None):
 
         return fn
 
-    return {k: search(k) for k in range(1, max_beam_size + 1)}
+    return {
+        k: tf.function(search(k), autograph=False) for k in range(1, max_beam_size + 1)
+    }

@@ -35,7 +35,6 @@ from keras_transformer.translation.line_streaming import ordered_outputs
 from keras_transformer.translation.text_search import (
     TextSearch,
     check_texts,
-    signature_search,
 )
 from keras_transformer.validation import check_one_of
 
@@ -340,7 +339,7 @@ class _ExportSearch:
     def __call__(self, texts, decoding):
         # Greedy is the export's one-beam search (its greedy search under the
         # bracket constraint, `one_beam_as_greedy`).
-        outputs = signature_search(self.signature, texts, decoding)
+        outputs = self.signature(texts, decoding)
         self.repairs += int(outputs["repairs"].numpy().sum())
         trees = [[tree.decode("utf-8")] for tree in outputs["trees"].numpy()]
         return trees, [[score] for score in outputs["scores"].numpy().tolist()]

@@ -3,7 +3,7 @@ strings from a run or an export with the search settings a call may change.
 
 The search itself is a function `fn(texts, decoding) -> (outputs [B, n],
 scores [B, n])` over non-empty strings (`line_streaming`'s protocol): an
-export's signature (`signature_search`) or a run's in-process search. The
+export's signature (`ExportSignature`) or a run's in-process search. The
 settings come from the run's recipe or the export's record (`decoding`);
 a call may override the fields the serving signatures take (`OVERRIDABLE`),
 checked against the export's recorded limits before the signature would
@@ -50,19 +50,21 @@ class TextSearch:
     def _from_signature(cls, export_dir, name, search_class, hint):
         """An instance over the export's signature `name` (refused, with
         `hint`, when the export has none), its decoding and limits from the
-        export's record; `search_class(signature)` is the search."""
+        export's record; `search_class(ExportSignature(...))` is the
+        search."""
         from savedmodels.export_record import export_decoding, export_record
         from savedmodels.saved_model_files import load_saved_model
 
         decoding = export_decoding(export_dir)
-        signature = load_saved_model(export_dir).signatures.get(name)
-        if signature is None:
+        signatures = load_saved_model(export_dir).signatures
+        if name not in signatures:
             raise UserError(
                 f"{export_dir} has no `{name}` signature: {hint}. "
                 f"Received: export_dir={export_dir!r}"
             )
         limits = export_record(export_dir)[0].get("decoding") or {}
-        return cls(search_class(signature), decoding, str(export_dir), limits)
+        search = search_class(ExportSignature(signatures, name))
+        return cls(search, decoding, str(export_dir), limits)
 
     def decoding_with(self, n_best=None, **overrides):
         """`decoding` with `overrides` (`OVERRIDABLE` fields; `None` keeps
@@ -135,17 +137,39 @@ def greedy_as_one_beam(decoding):
     return decoding
 
 
-def signature_search(signature, texts, decoding, **extra):
-    """Calls a `translate`-like signature (`translate`, `parse`) on `texts`
-    with `decoding`'s search scalars (greedy as one beam) and `extra` int32
-    scalars (e.g. `n_best`); returns the signature's outputs."""
-    import tensorflow as tf
+class ExportSignature:
+    """A `translate`-like signature of a loaded export (`translate`,
+    `parse`), called at each call's beam size through the signature of that
+    beam size alone (`translate_beam_4`, `savedmodels.TranslatorModule`),
+    whose first call prepares one search where the signature's own prepares
+    every beam size's; an export without them (written before them) is
+    called through the signature itself.
 
-    decoding = greedy_as_one_beam(decoding)
-    return signature(
-        text=tf.constant(texts, tf.string),
-        beam_size=tf.constant(decoding.beam_size, tf.int32),
-        alpha=tf.constant(decoding.alpha, tf.float32),
-        max_extra_length=tf.constant(decoding.max_extra_length, tf.int32),
-        **{k: tf.constant(v, tf.int32) for k, v in extra.items()},
-    )
+    Args:
+        signatures: the loaded export's `signatures` mapping.
+        name: str. The signature, `"translate"` or `"parse"`.
+    """
+
+    def __init__(self, signatures, name):
+        self.signatures = signatures
+        self.name = name
+
+    def __call__(self, texts, decoding, **extra):
+        """The signature's outputs on `texts` with `decoding`'s search
+        scalars (greedy as one beam) and `extra` int32 scalars (e.g.
+        `n_best`)."""
+        import tensorflow as tf
+
+        from savedmodels.translator_search import beam_signature
+
+        decoding = greedy_as_one_beam(decoding)
+        scalars = {
+            "alpha": tf.constant(decoding.alpha, tf.float32),
+            "max_extra_length": tf.constant(decoding.max_extra_length, tf.int32),
+            **{k: tf.constant(v, tf.int32) for k, v in extra.items()},
+        }
+        signature = self.signatures.get(beam_signature(self.name, decoding.beam_size))
+        if signature is None:
+            signature = self.signatures[self.name]
+            scalars["beam_size"] = tf.constant(decoding.beam_size, tf.int32)
+        return signature(text=tf.constant(texts, tf.string), **scalars)

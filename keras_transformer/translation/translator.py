@@ -29,7 +29,6 @@ from keras_transformer.translation.text_search import (
     TextSearch,
     check_texts,
     greedy_as_one_beam,
-    signature_search,
 )
 from keras_transformer.validation import check_positive_int
 
@@ -272,9 +271,7 @@ def translator_arguments(recipe, decoding=None, max_beam_size=None):
 def _translate_with(signature, texts, decoding):
     """`(translations [B, n] str, scores [B, n])` of `texts` by an export's
     `translate` signature."""
-    return _decoded(
-        signature_search(signature, texts, decoding, n_best=decoding.n_best)
-    )
+    return _decoded(signature(texts, decoding, n_best=decoding.n_best))
 
 
 def _decoded(outputs):

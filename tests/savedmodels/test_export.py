@@ -45,6 +45,12 @@ TEXT_BYTES = [
 # What the export reads: invalid UTF-8 replaced by U+FFFD, as Python does.
 TEXTS = [t.decode("utf-8", errors="replace") for t in TEXT_BYTES]
 EMPTY_ROWS = (2, 3)
+SIGNATURES = [
+    "serving_default",
+    "translate",
+    "translate_ids",
+    *(f"translate_beam_{k}" for k in range(1, MAX_BEAM_SIZE + 1)),
+]
 
 # Runs with `cwd` a temporary directory and no PYTHONPATH; it also drops the
 # editable-install hooks and the repository root from the path (the venv may
@@ -99,15 +105,34 @@ LOADER = textwrap.dedent(
     keep("translate_k1", sig["translate"](text=texts, **request(1, 0.0, 5, 1)))
     keep("ids", sig["translate_ids"](
         source_ids=tf.constant(%(source_ids)r, tf.int32), **request(4, 0.6, 9, 4)))
+
+    def at_beam(beam_size, *scalars):
+        scalars = request(beam_size, *scalars)
+        del scalars["beam_size"]
+        return sig[f"translate_beam_{beam_size}"](text=texts, **scalars)
+
+    keep("beam3", at_beam(3, 1.0, 7, 2))
+    keep("beam1", at_beam(1, 0.0, 5, 1))
     errors = []
-    for bad in [(4, 0.6, 5, 5), (MAX + 1, 0.6, 5, 1), (2, -1.0, 5, 1),
-                (2, 0.6, 10_000, 1)]:
+    bad_requests = [(4, 0.6, 5, 5), (MAX + 1, 0.6, 5, 1), (2, -1.0, 5, 1),
+                    (2, 0.6, 10_000, 1)]
+    for name, bad in [("translate", b) for b in bad_requests] + [
+            ("translate_beam_2", b) for b in [(2, 0.6, 5, 3), *bad_requests[2:]]]:
+        scalars = request(*bad)
+        if name != "translate":
+            del scalars["beam_size"]
         try:
-            sig["translate"](text=texts[:1], **request(*bad))
+            sig[name](text=texts[:1], **scalars)
             errors.append("no error")
         except tf.errors.InvalidArgumentError as error:
             errors.append(error.message[:4000])
     out["errors"] = np.array(errors, dtype="S")
+    # The search loops each signature's graph holds (and its first call
+    # prepares): the functions its library names `...while_body...`.
+    out["loops"] = np.array([
+        sum("while_body" in f.signature.name
+            for f in sig[name].graph.as_graph_def().library.function)
+        for name in %(names)r])
     out["imported"] = np.array(
         [m for m in sys.modules if m.split(".")[0] in OURS] or [""], dtype="S")
     np.savez(out_path, **out)
@@ -138,6 +163,7 @@ def exported(tiny_export, tmp_path_factory):
             "texts": TEXT_BYTES,
             "batch64": fixture_sources(64),
             "source_ids": source_ids.tolist(),
+            "names": SIGNATURES,
         }
     )
     out_path = script.parent / "out.npz"
@@ -227,7 +253,7 @@ def test_long_line_is_truncated(exported):
 
 def test_invalid_utf8_is_replaced_with_u_fffd(exported):
     outputs = exported["outputs"]
-    for prefix in ("default", "translate", "translate_k1"):
+    for prefix in ("default", "translate", "translate_k1", "beam3", "beam1"):
         np.testing.assert_array_equal(
             outputs[f"{prefix}/translations"][5], outputs[f"{prefix}/translations"][6]
         )
@@ -254,6 +280,31 @@ def test_bad_requests_fail_with_clear_errors(exported):
     assert f"max_beam_size={MAX_BEAM_SIZE}" in errors[1]
     assert "alpha must be >= 0" in errors[2]
     assert "max_extra_length_limit=20" in errors[3]
+    # The signature of one beam size checks what it takes in the same way.
+    assert "n_best must be <= beam_size" in errors[4]
+    assert "alpha must be >= 0" in errors[5]
+    assert "max_extra_length_limit=20" in errors[6]
+
+
+def test_signatures_at_one_beam_size_equal_translate_at_that_size(exported):
+    """`translate_beam_K` is `translate` with `beam_size` K (the reference
+    is in-process `translate`, as for `translate`)."""
+    _check_text_signature(exported, "beam3", 3, 1.0, 7, 2)
+    _check_text_signature(exported, "beam1", 1, 0.0, 5, 1)
+
+
+def test_only_the_switch_signatures_hold_every_beam_sizes_search(exported):
+    """A signature's first call after loading prepares every search its
+    graph holds: `translate` and `translate_ids` one per beam size,
+    `serving_default` and each `translate_beam_K` one (the searches are
+    shared functions, stored once in the SavedModel)."""
+    loops = dict(zip(SIGNATURES, exported["outputs"]["loops"].tolist(), strict=True))
+    assert loops == {
+        "serving_default": 1,
+        "translate": MAX_BEAM_SIZE,
+        "translate_ids": MAX_BEAM_SIZE,
+        **{f"translate_beam_{k}": 1 for k in range(1, MAX_BEAM_SIZE + 1)},
+    }
 
 
 def test_loading_needs_neither_this_repository_nor_keras_transformer(exported):
@@ -354,6 +405,8 @@ def test_each_search_is_traced_once_and_only_the_signatures_are_saved(
     assert sorted(loaded.signatures) == [
         "serving_default",
         "translate",
+        "translate_beam_1",
+        "translate_beam_2",
         "translate_ids",
     ]
     assert not hasattr(loaded, "translate_ids")

@@ -20,9 +20,11 @@ from savedmodels.warmup import (
 )
 from tests.savedmodels.conftest import MAX_BEAM_SIZE
 
-# Per signature and beam size, then three single sentences (buffers 16, 32
-# and 44, see below).
-RECORDS = 1 + 2 * MAX_BEAM_SIZE + 3
+# Per signature and beam size (`translate` and `translate_ids` once per beam
+# size, `serving_default` and each `translate_beam_K` once), then three
+# single sentences (buffers 16, 32 and 44, see below).
+PER_SIGNATURE = 1 + 3 * MAX_BEAM_SIZE
+RECORDS = PER_SIGNATURE + 3
 
 
 @pytest.fixture(autouse=True)
@@ -50,13 +52,14 @@ def test_one_record_per_signature_and_beam_size_parsed_by_the_serving_protos(
     assert all(log.WhichOneof("log_type") == "predict_log" for log in logs)
     requests = read_warmup_file(path)
     assert len(requests) == len(logs) == RECORDS
-    per_signature, single = requests[: 1 + 2 * MAX_BEAM_SIZE], requests[-3:]
+    per_signature, single = requests[:PER_SIGNATURE], requests[-3:]
     seen = {(name, int(inputs.get("beam_size", 0))) for name, inputs in per_signature}
-    assert seen == {("serving_default", 0)} | {
-        (name, k)
-        for name in ("translate", "translate_ids")
-        for k in range(1, MAX_BEAM_SIZE + 1)
-    }
+    beam_sizes = range(1, MAX_BEAM_SIZE + 1)
+    assert seen == (
+        {("serving_default", 0)}
+        | {(name, k) for name in ("translate", "translate_ids") for k in beam_sizes}
+        | {(f"translate_beam_{k}", 0) for k in beam_sizes}
+    )
     loaded, _ = replayed
     for name, inputs in requests:
         # Exactly the inputs each signature takes, with their dtypes.
@@ -140,7 +143,9 @@ def test_records_are_requests_the_grpc_prediction_service_answers(
                 outputs = {"translations", "scores"}
             assert set(response.outputs) == outputs
             answered.add(request.model_spec.signature_name)
-        assert answered == {"serving_default", "translate", "translate_ids"}
+        assert answered == {"serving_default", "translate", "translate_ids"} | {
+            f"translate_beam_{k}" for k in range(1, MAX_BEAM_SIZE + 1)
+        }
     finally:
         server.stop(None)
 

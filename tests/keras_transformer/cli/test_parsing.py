@@ -142,7 +142,11 @@ def test_the_export_parses_as_the_run_does(parsing_run, tmp_path, capsys):
     # The recipe's search is bracket-constrained: the id signature, which has
     # no words to count, is left out.
     assert record["decoding"]["constrain_brackets"] is True
-    assert record["signatures"] == ["parse", "serving_default"]
+    beam_sizes = range(1, record["decoding"]["max_beam_size"] + 1)
+    parse_at_one_beam = [f"parse_beam_{k}" for k in beam_sizes]
+    assert record["signatures"] == sorted(
+        ["parse", "serving_default", *parse_at_one_beam]
+    )
     for sentence, tree in zip(sentences, outputs["--export"], strict=True):
         if sentence and "(" not in sentence:  # brackets in words do not read back
             assert pipelines.parse_tree(tree).words() == tuple(sentence.split())

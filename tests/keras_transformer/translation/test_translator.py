@@ -63,6 +63,42 @@ def test_from_export_translates_as_from_run(exported_run):
         Parser.from_export(str(exported_run / "export" / "1"))
 
 
+def test_an_export_is_called_through_the_signature_of_the_calls_beam_size(
+    exported_run,
+):
+    """`translate_beam_K`, whose first call prepares one search; an export
+    without those signatures (written before them) through `translate`, with
+    the same outputs."""
+    from keras_transformer.translation.text_search import ExportSignature
+    from savedmodels.saved_model_files import load_saved_model
+
+    signatures = load_saved_model(str(exported_run / "export" / "1")).signatures
+    called = []
+
+    def recording(name):
+        def call(**inputs):
+            called.append((name, sorted(inputs)))
+            return signatures[name](**inputs)
+
+        return call
+
+    recorded = {name: recording(name) for name in signatures}
+    before = ExportSignature({"translate": recorded["translate"]}, "translate")
+    now = ExportSignature(recorded, "translate")
+    texts = LINES[:1] + LINES[2:4]
+    for decoding, name in [
+        (DecodingConfig(beam_size=2, alpha=0.6, n_best=2), "translate_beam_2"),
+        (DecodingConfig(method="greedy"), "translate_beam_1"),
+    ]:
+        outputs = now(texts, decoding, n_best=decoding.n_best)
+        scalars = ["alpha", "max_extra_length", "n_best", "text"]
+        assert called[-1] == (name, scalars)
+        expected = before(texts, decoding, n_best=decoding.n_best)
+        assert called[-1] == ("translate", sorted(scalars + ["beam_size"]))
+        np.testing.assert_array_equal(outputs["translations"], expected["translations"])
+        np.testing.assert_allclose(outputs["scores"], expected["scores"], 1e-6)
+
+
 def test_a_one_beam_call_is_greedy_search(from_run, tiny_run):
     loaded = load_run(str(tiny_run), seeded=False)
     texts = [line for line in LINES if line.strip()]
