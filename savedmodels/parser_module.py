@@ -76,6 +76,12 @@ class ParserModule(TranslatorModule):
             **kwargs,
         )
         self.tags = bool(tags)
+        # The text ends of the parse signatures, traced and stored once, as
+        # the translator's (`_encode`, `_decode`).
+        self._parse_inputs = tf.function(
+            self._words_and_ids, input_signature=[TEXT_SPEC], autograph=False
+        )
+        self._trees = tf.function(self._delinearized, autograph=False)
         if self.constrained:
             # The id and text searches of the translator need each sentence's
             # words under the constraint: not saved (`tf.saved_model.save`
@@ -117,23 +123,32 @@ class ParserModule(TranslatorModule):
         return self._beam_function("parse", beam_size, run, PARSE_SCALARS)
 
     def _parse_text(self, text, beam_size, alpha, max_extra_length):
-        text = tf.strings.unicode_transcode(
-            text, "UTF-8", "UTF-8", errors="replace", replacement_char=0xFFFD
-        )
-        words = tf.strings.split(text)  # [B, (W)], on whitespace
-        sentences = tf.strings.reduce_join(words, axis=-1, separator=" ")
-        source_ids = self._text_to_ids(sentences)[:, : self.max_input_length]
+        source_ids, words = self._parse_inputs(text)
         word_counts = (
             tf.cast(words.row_lengths(), tf.int32) if self.constrained else None
         )
         ids, scores = self._run(
             source_ids, beam_size, alpha, max_extra_length, 1, word_counts
         )
-        ids = ids[:, 0]  # [B, T], the best hypothesis
-        symbols = tf.strings.split(self._target().detokenize(ids))  # [B, (S)]
-        trees, repairs = delinearize_graph(symbols, words, tags=self.tags)
+        trees, repairs = self._trees(ids[:, 0], words)  # the best hypothesis
         return {
             "trees": trees,
             "scores": scores[:, 0],
             "repairs": tf.reduce_sum(repairs, axis=-1),
         }
+
+    def _words_and_ids(self, text):
+        """`text` [B] -> `(source_ids [B, S], words [B, (W)])`: invalid UTF-8
+        replaced, words split on whitespace, pieces of the words joined."""
+        text = tf.strings.unicode_transcode(
+            text, "UTF-8", "UTF-8", errors="replace", replacement_char=0xFFFD
+        )
+        words = tf.strings.split(text)  # [B, (W)], on whitespace
+        sentences = tf.strings.reduce_join(words, axis=-1, separator=" ")
+        return self._text_to_ids(sentences)[:, : self.max_input_length], words
+
+    def _delinearized(self, ids, words):
+        """The best hypotheses' ids [B, T] -> `(trees [B], repairs [B, k])`
+        over `words` (`delinearize_graph`)."""
+        symbols = tf.strings.split(self._target().detokenize(ids))  # [B, (S)]
+        return delinearize_graph(symbols, words, tags=self.tags)

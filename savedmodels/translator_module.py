@@ -218,6 +218,12 @@ class TranslatorModule(tf.Module):
             self.target_tokenizer = target_tokenizer
         self.model_variables = [v.value for v in model.variables]
         self._search = make_search(model, decoding, max_beam_size, constraint)
+        # The text ends of the signatures, shared as the searches are: traced
+        # and stored once, however many signatures call them.
+        self._encode = tf.function(
+            self._text_to_ids, input_signature=[TEXT_SPEC], autograph=False
+        )
+        self._decode = tf.function(self._detokenized, autograph=False)
         # (signature name, beam size) -> that signature at one beam size
         self._beam_functions = {}
 
@@ -266,11 +272,11 @@ class TranslatorModule(tf.Module):
         )
 
     def _translate_text(self, text, beam_size, alpha, max_extra_length, n_best):
-        source_ids = self._text_to_ids(text)
+        source_ids = self._encode(text)
         outputs = self.translate_ids(
             source_ids, beam_size, alpha, max_extra_length, n_best
         )
-        return self._detokenized(outputs)
+        return self._decode(outputs)
 
     def _translate_ids(self, source_ids, beam_size, alpha, max_extra_length, n_best):
         source_ids = source_ids[:, : self.max_input_length]
@@ -299,9 +305,9 @@ class TranslatorModule(tf.Module):
 
         def run(text, alpha, max_extra_length, n_best):
             outputs = self._translate_ids(
-                self._text_to_ids(text), beam_size, alpha, max_extra_length, n_best
+                self._encode(text), beam_size, alpha, max_extra_length, n_best
             )
-            return self._detokenized(outputs)
+            return self._decode(outputs)
 
         return self._beam_function("translate", beam_size, run, SCALAR_SPECS)
 

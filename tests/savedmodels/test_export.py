@@ -133,6 +133,13 @@ LOADER = textwrap.dedent(
         sum("while_body" in f.signature.name
             for f in sig[name].graph.as_graph_def().library.function)
         for name in %(names)r])
+    # The text ends, shared by the signatures as the searches are: one
+    # function each in the whole library.
+    library = {f.signature.name for name in sig
+               for f in sig[name].graph.as_graph_def().library.function}
+    out["text_ends"] = np.array([
+        sum(f"_{end}_" in name for name in library)
+        for end in ("text_to_ids", "detokenized")])
     out["imported"] = np.array(
         [m for m in sys.modules if m.split(".")[0] in OURS] or [""], dtype="S")
     np.savez(out_path, **out)
@@ -305,6 +312,8 @@ def test_only_the_switch_signatures_hold_every_beam_sizes_search(exported):
         "translate_ids": MAX_BEAM_SIZE,
         **{f"translate_beam_{k}": 1 for k in range(1, MAX_BEAM_SIZE + 1)},
     }
+    # Text to ids and ids to text: one function each, whichever signature.
+    assert exported["outputs"]["text_ends"].tolist() == [1, 1]
 
 
 def test_loading_needs_neither_this_repository_nor_keras_transformer(exported):
