@@ -283,7 +283,7 @@ class TranslatorModule(tf.Module):
         ids, scores = self._run(source_ids, beam_size, alpha, max_extra_length, n_best)
         return {"ids": ids, "scores": scores}
 
-    # === In-process ===
+    # === At one beam size (signatures, and callers in this process) ===
 
     def translate_with_beam(self, beam_size):
         """`translate` at one beam size: the `translate_beam_K` signature,
