@@ -3,7 +3,8 @@
 Both sources run the exported search (`savedmodels.TranslatorModule`, the
 cached beam search of §6.1 traced with the run's tokenizer): in-process from
 a run directory's weights, with the arguments `export` uses
-(`translator_arguments`), or an exported SavedModel's `translate` signature.
+(`translator_arguments`), or an exported SavedModel's `translate_beam_K`
+signature of the call's beam size (`translate` in an export without them).
 So a run and its export translate a line alike (tested), and the search
 settings a call may override are the serving signature's: `method` (`"beam"`
 or `"greedy"`, a one-beam search), `beam_size`, `alpha`, `max_extra_length`
@@ -270,7 +271,7 @@ def translator_arguments(recipe, decoding=None, max_beam_size=None):
 
 def _translate_with(signature, texts, decoding):
     """`(translations [B, n] str, scores [B, n])` of `texts` by an export's
-    `translate` signature."""
+    signature of the call's beam size (`ExportSignature`)."""
     return _decoded(signature(texts, decoding, n_best=decoding.n_best))
 
 
@@ -285,13 +286,14 @@ def _decoded(outputs):
 
 class _RunSearch:
     """The export's search, in-process, over a loaded run's weights: one
-    `TranslatorModule` per largest beam asked so far, which traces the
-    search of each beam size asked, once (`translate_with_beam`; the export's
-    `translate` signature traces every beam size up to its largest)."""
+    `TranslatorModule` per largest beam and extra length asked so far, which
+    traces the search of each beam size asked, once (`translate_with_beam`;
+    the export's `translate` signature traces every beam size up to its
+    largest)."""
 
     def __init__(self, loaded):
         self.loaded = loaded
-        self.modules = {}  # max_beam_size -> TranslatorModule
+        self.modules = []  # TranslatorModules, in the order made
 
     def __call__(self, texts, decoding):
         import tensorflow as tf
@@ -308,16 +310,20 @@ class _RunSearch:
         )
 
     def _module(self, decoding):
-        """A module whose searches reach `decoding`'s beam: built with the
-        export's arguments (`translator_arguments`), `decoding` as its
-        default."""
+        """A module whose searches reach `decoding`'s beam and extra length
+        (its decoding buffers are as long as its `max_extra_length_limit`
+        allows): built with the export's arguments (`translator_arguments`),
+        `decoding` as its default."""
         from savedmodels import TranslatorModule
 
-        for size, module in self.modules.items():
-            if size >= decoding.beam_size:
+        for module in self.modules:
+            if (
+                module.max_beam_size >= decoding.beam_size
+                and module.max_extra_length_limit >= decoding.max_extra_length
+            ):
                 return module
         recipe = self.loaded.recipe
         arguments = translator_arguments(recipe, decoding, decoding.beam_size)
         module = TranslatorModule(self.loaded.model, self.loaded.tokenizer, **arguments)
-        self.modules[decoding.beam_size] = module
+        self.modules.append(module)
         return module

@@ -137,6 +137,25 @@ def test_a_run_traces_only_the_beam_sizes_asked_once_each(tiny_run, monkeypatch)
     assert traced == [2, 1]
 
 
+def test_a_longer_extra_length_than_an_earlier_calls_is_searched_whole(tiny_run):
+    """A call may ask for more output than the calls before it: its search
+    gets buffers that long (a module of its own), not the earlier calls'."""
+    first = Translator.from_run(str(tiny_run))
+    assert first.translate(LINES, max_extra_length=1) == Translator.from_run(
+        str(tiny_run)
+    ).translate(LINES, max_extra_length=1)
+    # A module whose buffers reach 80 extra positions was made for it (the
+    # first one's limit, 1, made the search refuse it in the graph).
+    longer = first.translate(LINES, max_extra_length=80)
+    assert longer == Translator.from_run(str(tiny_run)).translate(
+        LINES, max_extra_length=80
+    )
+    limits = [m.max_extra_length_limit for m in first._search_fn.modules]
+    assert limits == [1, 80]
+    first.translate(LINES, max_extra_length=40)  # within the second's
+    assert len(first._search_fn.modules) == 2
+
+
 def test_n_best_lists_hold_scored_hypotheses_best_first(from_run):
     (hypotheses,) = from_run.translate_n_best(["Open the file."], 2)
     assert len(hypotheses) == 2
