@@ -8,17 +8,22 @@ earlier load), the load and the first and second call of one sentence at
 `--beam-size`, then the warm median of `--repeats` batches of `--batch`
 sentences of the bundled test split:
 
-- `translator`: `Translator.from_export(export).translate(...)`, what
-  `keras-transformer translate --export` runs;
-- `translate`: the `translate` signature, the beam size as a tensor;
-- `serving_default`: the export's own decoding.
+- `translator`: `Translator.from_export(export).translate(...)`, the call
+  `keras-transformer translate --export` makes;
+- `translate`: the `translate` signature, the beam size as a tensor (alpha
+  and the extra length the export's);
+- `serving_default`: the export's own decoding (its beam size, which the
+  JSON line names as `serving_default_beam_size`).
 
-`--export` names an existing export (any version this package wrote);
-`--make-export DIR` first writes one under DIR with `serving_latency.py`'s
-model (`--config small`, random weights, or `--run-dir`) and
-`--max-beam-size` (8, the recipes' default). `--rounds` fresh processes per
-caller, taken in turns; each figure is the median over the rounds (the
-spread beside it). Prints one JSON line.
+`--export` names an existing translation export (any version this package
+wrote); `--make-export DIR` first writes one under DIR with
+`serving_latency.py`'s model (its `small` config with random weights, or
+`--run-dir`'s trained one) at `--beam-size` and `--max-beam-size` (8, the
+recipes' default). `--rounds` fresh processes per caller, taken in turns;
+each figure is the median over the rounds (the spread beside it). Each
+process imports `serving_latency.py` for its sentences (which tunes glibc's
+malloc as the command line does; `translate --export` imports less), before
+the clock starts. Prints one JSON line.
 
     python benchmarks/export_first_call.py --make-export /tmp/first-call
     python benchmarks/export_first_call.py --export /tmp/first-call/1
@@ -53,12 +58,21 @@ def main():
     args = parser.parse_args()
     if args.one:
         return _one(args.export, args.one[0], args)
+    if args.run_dir is not None and args.export is not None:
+        parser.error("--run-dir goes with --make-export, not --export")
     export = args.export or _make_export(args)
     rounds = {caller: [] for caller in args.callers}
     for _ in range(args.rounds):
         for caller in args.callers:
             rounds[caller].append(_in_process(export, caller, args))
-    figures = {"export": export, "beam_size": args.beam_size, "batch": args.batch}
+    from savedmodels.export_record import export_decoding
+
+    figures = {
+        "export": export,
+        "beam_size": args.beam_size,
+        "serving_default_beam_size": export_decoding(export).beam_size,
+        "batch": args.batch,
+    }
     for caller, results in rounds.items():
         if not results:  # --rounds 0: the export only
             continue
@@ -92,7 +106,9 @@ def _in_process(export, caller, args):
     command = [sys.executable, __file__, "--export", export, "--one", caller]
     for name in ("beam_size", "batch", "repeats"):
         command += [f"--{name.replace('_', '-')}", str(getattr(args, name))]
-    result = subprocess.run(command, capture_output=True, text=True, check=True)
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"{caller} failed:\n{result.stderr[-3000:]}")
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
@@ -101,7 +117,10 @@ def _one(export, caller, args):
     import tensorflow as tf
     from serving_latency import test_sentences
 
+    from savedmodels.export_record import export_decoding
+
     sentences = test_sentences(args.batch + 1)
+    decoding = export_decoding(export)
     start = time.perf_counter()
     if caller == "translator":
         from keras_transformer import Translator
@@ -119,8 +138,8 @@ def _one(export, caller, args):
         if caller == "translate":
             scalars = {
                 "beam_size": tf.constant(args.beam_size),
-                "alpha": tf.constant(0.6),
-                "max_extra_length": tf.constant(50),
+                "alpha": tf.constant(decoding.alpha, tf.float32),
+                "max_extra_length": tf.constant(decoding.max_extra_length),
                 "n_best": tf.constant(1),
             }
 

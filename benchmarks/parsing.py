@@ -16,7 +16,8 @@ the two baselines, parse speed, the repair rate. One JSON line per measure:
   a power of two of sentences each, the search compiled once per process:
   per batch shape with XLA, or once for every shape in graph mode,
   `--searches xla graph`, between which `parse` chooses by the input's
-  length; with `--export`, also the export's `parse` signature, `search`
+  length; with `--export`, also the export (`Parser.from_export`: its
+  `parse_beam_K` signature of the beam size), `search`
   "export"), and its sentences/s (search and de-linearization; the model
   loaded before the clock starts): `sentences_per_second` of a first pass
   over the split, which compiles (a short `parse` run pays that), and
@@ -68,8 +69,8 @@ def main():
     )
     parser.add_argument(
         "--export",
-        help="Also time this export of the run (its `parse` signature, the "
-        "same batches): `parse --export`'s path, as TF Serving runs it.",
+        help="Also time this export of the run (its `parse_beam_K` "
+        "signature, the same batches): `parse --export`'s path.",
     )
     args = parser.parse_args()
     # No `tune_memory()`: `keras-transformer parse` and `evaluate` leave

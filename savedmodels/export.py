@@ -74,7 +74,8 @@ def export_translator(
             `savedmodels.op_compatibility`); `None` skips the check. Defaults
             to `SERVING_TF_TEXT_VERSION`, the release TF Serving's sources pin.
         target_tokenizer: a parsing run's `pipelines.SymbolTokenizer`: the
-            export is then a `ParserModule` (`parse` signature, trees out,
+            export is then a `ParserModule` (`parse` and `parse_beam_K`
+            signatures, trees out,
             §6.3). Defaults to `None`, a translator.
         tree_tags: bool. The parsing run predicts POS tags, not `XX`.
         progress: bool. Name the stages and show a Keras progress bar over

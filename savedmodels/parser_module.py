@@ -21,7 +21,7 @@ search runs under a `BracketConstraint` over the symbol vocabulary, with
 each sentence's whitespace-separated word count: exactly one leaf per word
 and balanced brackets, as `keras-transformer parse` searches.
 
-Both text signatures return `trees` (`tf.string` [B], words in the leaves,
+The text signatures return `trees` (`tf.string` [B], words in the leaves,
 `XX` tags unless the run predicts tags; an empty sentence gives `(TOP )`),
 `scores` (float32 [B], the best hypothesis' length-penalised log
 probability, 0 for an empty sentence) and `repairs` (int32 [B], the repairs

@@ -1,6 +1,6 @@
 """A small client for the translator behind TF Serving, over REST or gRPC.
 
-Calls the two text signatures of the export (`TranslatorModule`):
+Calls two of the text signatures of the export (`TranslatorModule`):
 `serving_default(text)` and `translate(text, beam_size, alpha,
 max_extra_length, n_best)`, and returns plain Python lists, the same for both
 protocols:

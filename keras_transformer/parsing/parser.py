@@ -328,8 +328,9 @@ class _RunSearch:
 
 
 class _ExportSearch:
-    """The search of an export's `parse` signature; counts the repairs it
-    reports (`cut` is not known without the tokenizer)."""
+    """The search of an export's `parse_beam_K` signature of the call's beam
+    size (`parse` in an export without them, `ExportSignature`); counts the
+    repairs it reports (`cut` is not known without the tokenizer)."""
 
     def __init__(self, signature):
         self.signature = signature

@@ -41,7 +41,8 @@ def estimated_tokens(text):
 
     A stand-in for the subword tokens the model sees, used for both
     translators: the exported SavedModel has no tokenize signature (only
-    `serving_default`, `translate` and `translate_ids`), so one count that
+    `serving_default`, `translate`, `translate_beam_K` and `translate_ids`),
+    so one count that
     needs no tokenizer batches a run directory and an export alike. Bytes, not
     whitespace-separated words, so that scripts written without spaces
     (Chinese, Japanese, Thai) are measured too.

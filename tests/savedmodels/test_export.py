@@ -408,7 +408,7 @@ def test_each_search_is_traced_once_and_only_the_signatures_are_saved(
         max_extra_length_limit=10,
         serving_tf_text_version=None,
     )
-    # One search per beam size (1 and 2), shared by the three signatures.
+    # One search per beam size (1 and 2), shared by the five signatures.
     assert len(traced) == 2
     loaded = tf.saved_model.load(path)
     assert sorted(loaded.signatures) == [
