@@ -17,10 +17,8 @@ Signatures (method name `tensorflow/serving/predict`):
   the same outputs with the decoding parameters given per request (scalars;
   int32, float32, int32, int32).
 - `translate_beam_K(text, alpha, max_extra_length, n_best)` for K = 1 ..
-  `max_beam_size`: `translate` at beam size K (`beam_signature`), whose
-  graph holds that one search: the first call after loading prepares it
-  alone, where `translate`'s prepares every beam size's (see below).
-  `Translator.from_export` calls these.
+  `max_beam_size`: `translate` at beam size K (`beam_signature`), holding
+  that one search; `Translator.from_export` calls these.
 - `translate_ids(source_ids [B, S] int32, beam_size, alpha, max_extra_length,
   n_best) -> {ids [B, n, T] int32, scores [B, n] float32}`: ids as the model
   sees them (tokens, eos, then 0 for padding), for evaluation pipelines that
@@ -34,14 +32,10 @@ Choices, all recorded in `BUILD_NOTES.md`:
   Python (a parser's K = 1 runs greedy search, which finds the same tree:
   `one_beam_as_greedy`; the top n of
   one wide beam would give other hypotheses). Alpha and the extra length are
-  ordinary tensors. TensorFlow lowers the switch into the signature's graph,
-  so its first call after loading optimizes every beam size's search (a
-  functional `Case` that prepares only the branch taken made every warm
-  request slower; BUILD_NOTES.md, "Export"): TF Serving's warm-up file pays
-  that before the first request, a Python loader would pay it on its first
-  call. `serving_default` and the `translate_beam_K` signatures call one
-  search each; every search is one `tf.function` (`make_search`), stored
-  once whichever signatures call it.
+  ordinary tensors. The switch is lowered into the graph, so `translate`'s
+  first call prepares every search (TF Serving's warm-up file pays it);
+  `serving_default` and `translate_beam_K` hold one each (BUILD_NOTES.md,
+  "Export").
 - **Input length**: text becomes ids by `pipelines.encode_sources`, the path
   training, evaluation and the command line take: pieces truncated to
   `max_input_length - 1`, then eos (so the model never sees more than
