@@ -26,6 +26,7 @@ import os
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")  # the package's default
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402

@@ -20,10 +20,11 @@
 Importing the package changes one thing in the process, an environment
 default: `TF_ENABLE_ONEDNN_OPTS=1` unless the variable is set (TensorFlow's
 oneDNN CPU kernels; it takes effect when the package is imported before
-TensorFlow). Its names (`Transformer`, `layers`, ...) are imported on first
-use, so importing the package alone does not import TensorFlow. Memory
-tuning is an explicit call, `keras_transformer.process_defaults.tune_memory()`,
-which the command line and the benchmarks make; see `process_defaults`.
+TensorFlow, and the package warns when it comes too late). Its names
+(`Transformer`, `layers`, ...) are imported on first use, so importing the
+package alone does not import TensorFlow. Memory tuning is an explicit call,
+`keras_transformer.process_defaults.tune_memory()`, which the command line and
+the benchmarks make; see `process_defaults`.
 """
 
 from keras_transformer import process_defaults

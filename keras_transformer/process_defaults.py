@@ -24,11 +24,15 @@ applies only the documented environment default below (BUILD_NOTES.md,
   enables oneDNN by itself only on CPUs with AVX-512 VNNI, BF16 or AMX, and
   on AVX2 machines its kernels made fp32 matmuls and the training and
   decoding benchmarks faster (docs/experiment-log.md, "oneDNN on an AVX2 CPU"). Set
-  `TF_ENABLE_ONEDNN_OPTS=0` to keep Eigen's kernels.
+  `TF_ENABLE_ONEDNN_OPTS=0` to keep Eigen's kernels. Imported after
+  TensorFlow, with the variable unset and oneDNN off, the package warns
+  (`UserWarning`) that its default came too late.
 """
 
 import ctypes
 import os
+import sys
+import warnings
 
 # glibc's malloc.h
 _M_MMAP_THRESHOLD = -3
@@ -62,5 +66,39 @@ def tune_memory(threshold=MMAP_THRESHOLD_BYTES):
 
 def set_onednn_default():
     """`os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")` (see the module
-    docstring); called by `import keras_transformer`."""
-    os.environ.setdefault(*ONEDNN_DEFAULT)
+    docstring); called by `import keras_transformer`.
+
+    Warns (`UserWarning`) when TensorFlow was imported first, the variable
+    is unset and oneDNN is off: the default came too late for this process.
+    """
+    name, value = ONEDNN_DEFAULT
+    if name in os.environ:
+        return
+    os.environ[name] = value
+    if "tensorflow" in sys.modules and onednn_enabled() is False:
+        warnings.warn(
+            "TensorFlow was imported before keras_transformer, so its oneDNN "
+            "CPU kernels are off in this process: TensorFlow reads "
+            f"{name} when it is imported, and it turns oneDNN on by itself "
+            "only on CPUs with AVX-512 VNNI, BF16 or AMX. On this CPU the "
+            f"package's default ({name}={value}) makes decoding and training "
+            'faster (BUILD_NOTES.md, "Packages"). Import keras_transformer '
+            "before tensorflow and keras, or set the variable before Python "
+            f"starts (0 keeps TensorFlow's own kernels). Received: {name} unset, "
+            "tensorflow already imported.",
+            stacklevel=2,
+        )
+
+
+def onednn_enabled():
+    """Whether TensorFlow runs its oneDNN CPU kernels in this process: `True`
+    or `False` once TensorFlow is imported (it decides then), `None` before,
+    or where its build cannot tell."""
+    if "tensorflow" not in sys.modules:
+        return None
+    try:
+        from tensorflow.python.util import _pywrap_util_port  # noqa: PLC0415
+    except ImportError:
+        return None
+    is_enabled = getattr(_pywrap_util_port, "IsMklEnabled", None)
+    return None if is_enabled is None else bool(is_enabled())

@@ -85,3 +85,42 @@ def test_import_sets_only_the_documented_onednn_default():
             check=True,
         )
         assert result.stdout.split()[-1] == expected
+
+
+def test_tensorflow_imported_first_is_warned_of_when_onednn_is_off():
+    """The default cannot reach a TensorFlow imported before the package:
+    `import keras_transformer` then warns, exactly when oneDNN is off (a CPU
+    where TensorFlow turns it on by itself stays silent); imported first,
+    the package turns it on; a value the user set is never warned of."""
+    probe = (
+        "import sys, warnings\n"
+        "warnings.simplefilter('always')\n"
+        "first, second = sys.argv[1:]\n"
+        "__import__(first)\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    __import__(second)\n"
+        "from keras_transformer.process_defaults import onednn_enabled\n"
+        "print(len(caught), onednn_enabled())\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "TF_ENABLE_ONEDNN_OPTS"}
+    env["KERAS_BACKEND"] = "tensorflow"
+
+    def run(first, second, **extra):
+        result = subprocess.run(
+            [sys.executable, "-c", probe, first, second],
+            capture_output=True,
+            text=True,
+            env={**env, **extra},
+            timeout=300,
+            check=True,
+        )
+        return result.stdout.split()[-2:]
+
+    warned, enabled = run("keras", "keras_transformer")
+    assert enabled in ("True", "False")
+    assert warned == ("1" if enabled == "False" else "0")
+    assert run("keras_transformer", "tensorflow") == ["0", "True"]
+    assert run("tensorflow", "keras_transformer", TF_ENABLE_ONEDNN_OPTS="0") == [
+        "0",
+        "False",
+    ]
