@@ -9,6 +9,6 @@ one call of the application layer (`keras_transformer.workflows`,
 command line but its console script and the tests.
 """
 
-from keras_transformer.cli.main import build_parser, main
+from keras_transformer.cli.main import build_parser, main, run
 
-__all__ = ["build_parser", "main"]
+__all__ = ["build_parser", "main", "run"]

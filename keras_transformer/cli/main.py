@@ -3,6 +3,7 @@ the subcommand's handler. The subcommands, each with its options next to its
 handler, are in `training_commands` and `decoding_commands`; options they
 share in `options`."""
 
+import contextlib
 import sys
 
 from keras_transformer.cli import decoding_commands, training_commands
@@ -40,9 +41,21 @@ def build_parser():
     return parser
 
 
-def main(argv=None):
+def main(argv=None, owns_process=False):
+    """Runs one command; returns its exit status.
+
+    Args:
+        argv: list of str, or `None` for `sys.argv[1:]`.
+        owns_process: bool. The process ends after the call (the console
+            script, `run`): the garbage collector then skips what the imports
+            made and, after `translate` and `parse`, what is left at exit
+            (`startup.collector_after_imports`, `startup.freeze_for_exit`).
+            Defaults to `False`, which changes nothing in the process.
+    """
     from keras_transformer.cli.startup import (
         LEAN_IMPORTS,
+        collector_after_imports,
+        freeze_for_exit,
         import_tensorflow_quietly,
         lean_imports,
         native_log_filter,
@@ -53,7 +66,8 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     lean = lean_imports(LEAN_IMPORTS) if args.command in LEAN_COMMANDS else ()
-    import_tensorflow_quietly(args.verbose, without=lean)  # before anything else
+    with collector_after_imports() if owns_process else contextlib.nullcontext():
+        import_tensorflow_quietly(args.verbose, without=lean)  # before anything else
     from keras_transformer.cli.option_checks import check_options
 
     if args.command in MEMORY_TUNED_COMMANDS:
@@ -66,8 +80,15 @@ def main(argv=None):
         return report_error(
             error, args.command, getattr(args, "run_dir", None), args.debug
         )
+    if owns_process and args.command in LEAN_COMMANDS:
+        freeze_for_exit()
     return 0
 
 
+def run():
+    """The console script `keras-transformer`: `main` in a process of its own."""
+    return main(owns_process=True)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run())

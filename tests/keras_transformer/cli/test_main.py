@@ -1,6 +1,11 @@
+import gc
+import subprocess
+import sys
+
 import pytest
 
 from keras_transformer import cli
+from keras_transformer.cli.startup import collector_after_imports
 from tests.keras_transformer.cli.conftest import user_error
 
 COMMANDS = (
@@ -104,3 +109,44 @@ def test_recipes_shows_the_training_values_a_run_uses(capsys):
     settings = json.loads(out[out.index("{") :])
     assert settings["training"] == {"train_steps": 100_000, "label_smoothing": 0.2}
     assert settings["decoding"]["beam_size"] == 4
+
+
+_COLLECTOR_PROBE = """
+import gc, sys
+from keras_transformer.cli import main
+code = main(["recipes"], owns_process=sys.argv[1] == "owned")
+print(code, gc.isenabled(), gc.get_freeze_count())
+"""
+
+
+@pytest.mark.parametrize("owner", ["owned", "in-process"])
+def test_a_process_the_command_line_owns_freezes_what_its_imports_made(owner):
+    """`main(owns_process=True)` (the console script, `run`) leaves the
+    objects of TensorFlow's import out of the collector's work and turns the
+    collector back on; by default `main` changes nothing in the process."""
+    done = subprocess.run(
+        [sys.executable, "-c", _COLLECTOR_PROBE, owner],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    code, enabled, frozen = done.stdout.split()[-3:]
+    assert (code, enabled) == ("0", "True")
+    if owner == "owned":
+        assert int(frozen) > 100_000  # TensorFlow's modules, functions, classes
+    else:
+        assert frozen == "0"
+
+
+def test_the_collector_is_left_as_it_was_found():
+    # A program that keeps the collector off keeps it off; in-process, so the
+    # freeze is undone.
+    gc.disable()
+    try:
+        with collector_after_imports():
+            assert not gc.isenabled()
+        assert not gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.enable()

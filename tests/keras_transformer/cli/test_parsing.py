@@ -286,11 +286,12 @@ def test_f1_scores_the_brackets_with_the_gold_tags_on_the_leaves():
 
 
 def _parse(run_dir, source, output, cache):
-    """`keras-transformer parse` as a process, reading stdin (an input of
-    unknown length: XLA, per `search_mode`) in float32; its `(stdout,
-    stderr)`."""
+    """`keras-transformer parse` as a process (as the console script runs
+    it: `owns_process`, the garbage collector kept off the imports and the
+    exit), reading stdin (an input of unknown length: XLA, per
+    `search_mode`) in float32; its `(stdout, stderr)`."""
     program = "import sys; from keras_transformer.cli import main; "
-    program += "sys.exit(main(sys.argv[1:]))"
+    program += "sys.exit(main(sys.argv[1:], owns_process=True))"
     command = [sys.executable, "-c", program, "parse", "--run-dir", str(run_dir)]
     command += ["--output", str(output), "--compute-dtype", "float32"]
     env = {**os.environ, CACHE_ENV: str(cache)}
