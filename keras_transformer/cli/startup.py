@@ -15,13 +15,13 @@ import must come before anything else imports TensorFlow, which is why
 `cli.main` imports subcommand modules only after this call.
 
 In a process of its own (the console script), the command line also keeps
-Python's cyclic garbage collector off the objects the imports make
-(`collector_after_imports`) and, for `translate` and `parse`, off what is
-left at exit (`freeze_for_exit`): TensorFlow's import makes about 450,000
-long-lived objects, which the collector traversed in 1.4-1.7 s of
-collections during the import and again in 1.7 s of the interpreter's
-collections at exit (docs/experiment-log.md, "Garbage collection at a
-command's start and exit").
+Python's cyclic garbage collector off the objects TensorFlow's import makes
+(`collector_after_imports` around `import_tensorflow_quietly`) and, for
+`translate` and `parse`, off what is left at exit (`freeze_for_exit`): the
+import makes about 450,000 long-lived objects, which the collector traversed
+in 1.4-1.7 s of collections during the import and again in 1.7 s of the
+interpreter's collections at exit (docs/experiment-log.md, "Garbage collection
+at a command's start and exit").
 """
 
 import contextlib
