@@ -26,10 +26,13 @@ applies only the documented environment default below (BUILD_NOTES.md,
   decoding benchmarks faster (docs/experiment-log.md, "oneDNN on an AVX2 CPU"). Set
   `TF_ENABLE_ONEDNN_OPTS=0` to keep Eigen's kernels. Imported after
   TensorFlow, with the variable unset and oneDNN off, the package warns
-  (`UserWarning`) that its default came too late.
+  (`UserWarning`) that its default came too late, where Keras runs on
+  TensorFlow (`keras_backend()`; on JAX, TensorFlow serves only the input
+  pipeline and the warning would be noise).
 """
 
 import ctypes
+import json
 import os
 import sys
 import warnings
@@ -75,7 +78,11 @@ def set_onednn_default():
     if name in os.environ:
         return
     os.environ[name] = value
-    if "tensorflow" in sys.modules and onednn_enabled() is False:
+    if (
+        "tensorflow" in sys.modules
+        and onednn_enabled() is False
+        and keras_backend() in (None, "tensorflow")
+    ):
         warnings.warn(
             "TensorFlow was imported before keras_transformer, so its oneDNN "
             "CPU kernels are off in this process: TensorFlow reads "
@@ -88,6 +95,39 @@ def set_onednn_default():
             "tensorflow already imported.",
             stacklevel=2,
         )
+
+
+def keras_backend(environ=None):
+    """The Keras backend of this process, read as Keras reads it: the
+    imported `keras`' own answer; before Keras is imported, `KERAS_BACKEND`,
+    else the `backend` of `$KERAS_HOME/keras.json` (or `~/.keras/keras.json`,
+    then `/tmp/.keras/keras.json`); `None` where none is set (Keras then
+    takes TensorFlow). Reading it imports nothing.
+
+    Args:
+        environ: optional mapping in place of `os.environ` (and then the
+            imported `keras` is not asked).
+    """
+    if environ is None:
+        keras = sys.modules.get("keras")
+        config = getattr(keras, "config", None)
+        if config is not None:
+            return config.backend()
+        environ = os.environ
+    backend = environ.get("KERAS_BACKEND") or None  # Keras ignores it empty
+    if backend is not None:
+        return backend
+    if "KERAS_HOME" in environ:
+        homes = [environ["KERAS_HOME"]]
+    else:  # Keras' fallback where the home folder is not writable
+        homes = [os.path.join(os.path.expanduser("~"), ".keras"), "/tmp/.keras"]
+    for home in homes:
+        try:
+            with open(os.path.join(home, "keras.json"), encoding="utf-8") as f:
+                return json.load(f).get("backend")
+        except (OSError, ValueError, AttributeError):
+            continue
+    return None
 
 
 def onednn_enabled():

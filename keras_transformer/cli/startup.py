@@ -113,24 +113,11 @@ LEAN_IMPORTS = ("jax", "matplotlib")
 
 def lean_imports(names, environ=None):
     """`names` without the Keras backend's own package (`jax` when Keras runs
-    on JAX: `KERAS_BACKEND`, else the `backend` of `$KERAS_HOME/keras.json`
-    or `~/.keras/keras.json`)."""
-    import json
+    on JAX: `process_defaults.keras_backend`, read from `environ` or the
+    process' environment, not from an imported Keras)."""
+    from keras_transformer.process_defaults import keras_backend
 
-    environ = os.environ if environ is None else environ
-    backend = environ.get("KERAS_BACKEND") or None  # Keras ignores it empty
-    if backend is None:
-        if "KERAS_HOME" in environ:
-            homes = [environ["KERAS_HOME"]]
-        else:  # Keras' fallback where the home folder is not writable
-            homes = [os.path.join(os.path.expanduser("~"), ".keras"), "/tmp/.keras"]
-        for home in homes:
-            try:
-                with open(os.path.join(home, "keras.json"), encoding="utf-8") as f:
-                    backend = json.load(f).get("backend")
-                break
-            except (OSError, ValueError, AttributeError):
-                continue
+    backend = keras_backend(os.environ if environ is None else environ)
     return tuple(name for name in names if name != backend)
 
 

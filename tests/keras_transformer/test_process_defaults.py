@@ -91,7 +91,9 @@ def test_tensorflow_imported_first_is_warned_of_when_onednn_is_off():
     """The default cannot reach a TensorFlow imported before the package:
     `import keras_transformer` then warns, exactly when oneDNN is off (a CPU
     where TensorFlow turns it on by itself stays silent); imported first,
-    the package turns it on; a value the user set is never warned of."""
+    the package turns it on; a value the user set is never warned of, nor a
+    process whose Keras runs on JAX (TensorFlow serves its input pipeline
+    only)."""
     probe = (
         "import sys, warnings\n"
         "warnings.simplefilter('always')\n"
@@ -124,4 +126,10 @@ def test_tensorflow_imported_first_is_warned_of_when_onednn_is_off():
     assert run("tensorflow", "keras_transformer", TF_ENABLE_ONEDNN_OPTS="0") == [
         "0",
         "False",
+    ]
+    # Where TensorFlow leaves oneDNN off, this import would warn on the
+    # TensorFlow backend (the first case).
+    assert run("tensorflow", "keras_transformer", KERAS_BACKEND="jax") == [
+        "0",
+        enabled,
     ]
