@@ -61,14 +61,17 @@ def write_rows_in_place(cache, start, updates):
     """
     import tensorflow as tf  # noqa: PLC0415 (the TensorFlow backend only)
 
+    # One `Unpack` of the shape, not a slice per size: ops this search's
+    # graph repeats in every layer (BUILD_NOTES.md, "Beam search and the cache")
     shape = tf.shape(cache)
-    heads_rows, length, depth = shape[0] * shape[1], shape[2], shape[3]
-    new_positions = tf.shape(updates)[2]
+    sentences, heads, length, depth = tf.unstack(shape, num=4)
+    depth = cache.shape[3] or depth
+    new_positions = updates.shape[2] or tf.shape(updates)[2]
     # [B*H, 1] + [1, t] -> [B*H*t], in the order of `updates`' rows
     rows = tf.reshape(
-        tf.range(heads_rows)[:, None] * length
+        tf.expand_dims(tf.range(sentences * heads) * length, 1)
         + tf.cast(start, "int32")
-        + tf.range(new_positions)[None, :],
+        + tf.expand_dims(tf.range(new_positions), 0),
         (-1,),
     )
     written = tf.raw_ops.InplaceUpdate(

@@ -8,6 +8,8 @@ A mask is boolean, `True` where attention is allowed. Padding id is 0.
 
 from keras import ops
 
+from keras_transformer.layers.layer_utils import static_or_dynamic_dims
+
 
 def padding_mask(token_ids, pad_id=0):
     """Returns `token_ids != pad_id` as a boolean mask.
@@ -33,7 +35,7 @@ def key_padding_attention_mask(key_mask, query_length):
         A bool tensor of shape `[B, T, S]`.
     """
     key_mask = ops.cast(key_mask, "bool")
-    batch_size, key_length = ops.shape(key_mask)[0], ops.shape(key_mask)[1]
+    batch_size, key_length = static_or_dynamic_dims(key_mask, (0, 1))
     # [B, S] -> [B, 1, S] -> [B, T, S]
     return ops.broadcast_to(
         ops.expand_dims(key_mask, 1), (batch_size, query_length, key_length)

@@ -10,6 +10,8 @@ K beams, H heads, T query and S key positions, d the depth of a head.
 
 from keras import ops
 
+from keras_transformer.layers.layer_utils import static_or_dynamic_dims
+
 
 def heads_first(x):
     """`[B, T, H, d]` -> `[B, H, T, d]`."""
@@ -24,7 +26,7 @@ def fold_beams(query, attention_mask, beams, tile_mask=True):
     copies of the cache, reading it once. With `tile_mask=False` the mask is
     `[B, K*T, S]` already (one row per beam and position) and kept.
     """
-    _, heads, length, depth = ops.shape(query)
+    heads, length, depth = static_or_dynamic_dims(query, (1, 2, 3))
     # [B*K, H, T, d] -> [B, K, H, T, d] -> [B, H, K, T, d] -> [B, H, K*T, d]
     query = ops.reshape(query, (-1, beams, heads, length, depth))
     query = ops.reshape(
@@ -37,7 +39,7 @@ def fold_beams(query, attention_mask, beams, tile_mask=True):
 
 def unfold_beams(x, beams):
     """`[B, H, K*T, n]` -> `[B*K, H, T, n]`, the inverse of `fold_beams`."""
-    _, heads, folded, last = ops.shape(x)
+    heads, folded, last = static_or_dynamic_dims(x, (1, 2, 3))
     length = folded // beams
     # [B, H, K*T, n] -> [B, H, K, T, n] -> [B, K, H, T, n] -> [B*K, H, T, n]
     x = ops.reshape(x, (-1, heads, beams, length, last))
@@ -47,7 +49,7 @@ def unfold_beams(x, beams):
 def interleave_beams(x, beams):
     """`[B*K, H, T, d]` -> `[B, H, T*K, d]`, position-major: row t*K + k is
     position t of beam k (the slots of a beam-shared self-attention cache)."""
-    _, heads, length, depth = ops.shape(x)
+    heads, length, depth = static_or_dynamic_dims(x, (1, 2, 3))
     # [B*K, H, T, d] -> [B, K, H, T, d] -> [B, H, T, K, d] -> [B, H, T*K, d]
     x = ops.reshape(x, (-1, beams, heads, length, depth))
     return ops.reshape(

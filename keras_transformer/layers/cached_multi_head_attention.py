@@ -1,7 +1,6 @@
 """Multi-head attention with a key/value cache (paper §3.2)."""
 
 import contextlib
-import math
 import threading
 
 import keras
@@ -14,6 +13,7 @@ from keras_transformer.layers.beam_layout import (
     unfold_beams,
 )
 from keras_transformer.layers.hash_dropout import HashDropout
+from keras_transformer.layers.layer_utils import project
 from keras_transformer.layers.masked_softmax import masked_softmax
 from keras_transformer.validation import check_positive_int
 
@@ -122,17 +122,17 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
             key = value
         beams = _check_cache_arguments(query, cache, cache_update_index, num_beams)
         # [B, T, D] -> [B, H, T, d_k]
-        query = heads_first(_project(self._query_dense, query, 1))
+        query = heads_first(project(self._query_dense, query, 1))
         if cache is None:
             # [B, S, D] -> [B, H, S, d_k] and [B, H, S, d_v]
-            key = heads_first(_project(self._key_dense, key, 1))
-            value = heads_first(_project(self._value_dense, value, 1))
+            key = heads_first(project(self._key_dense, key, 1))
+            value = heads_first(project(self._value_dense, value, 1))
         else:
             key_cache, value_cache = cache
             if cache_update_index is not None:
                 # [B, T, D] -> [B, H, T, d]
-                new_keys = heads_first(_project(self._key_dense, key, 1))
-                new_values = heads_first(_project(self._value_dense, value, 1))
+                new_keys = heads_first(project(self._key_dense, key, 1))
+                new_values = heads_first(project(self._value_dense, value, 1))
                 start = cache_update_index
                 if beams is not None:
                     # Beam-shared cache: slot p * K + k holds position p of
@@ -170,7 +170,7 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
             if return_attention_scores:
                 attention_scores = unfold_beams(attention_scores, beams)
         # [B, H, T, d_v] -> [B, T, H, d_v] -> [B, T, D]
-        attention_output = _project(
+        attention_output = project(
             self._output_dense, ops.transpose(attention_output, (0, 2, 1, 3)), 2
         )
 
@@ -253,8 +253,8 @@ class CachedMultiHeadAttention(keras.layers.MultiHeadAttention):
         """
         key = value if key is None else key
         return (
-            heads_first(_project(self._key_dense, key, 1)),
-            heads_first(_project(self._value_dense, value, 1)),
+            heads_first(project(self._key_dense, key, 1)),
+            heads_first(project(self._value_dense, value, 1)),
         )
 
     def compute_output_spec(
@@ -316,36 +316,6 @@ def _write_cache(cache, start, updates):
     if write_fn is None:
         return ops.slice_update(cache, [0, 0, start, 0], updates)
     return write_fn(cache, start, updates)
-
-
-def _project(dense, inputs, contracted_dims):
-    """Applies one of the parent's `EinsumDense` projections as a 2-D matmul.
-
-    The projections contract the last `contracted_dims` axes of `inputs` with
-    the first ones of the kernel (`[D] x [D, H, d] -> [H, d]` for queries, keys
-    and values; `[H, d_v] x [H, d_v, D] -> [D]` for the output). Keras' TF
-    backend runs those einsums as broadcast 3-D x 2-D matmuls; flattening to
-    `[B*T, D] x [D, H*d]` gives the same numbers faster on CPU (one large
-    matmul instead of a batch of small ones; figures in
-    docs/experiment-log.md, "Attention projections as 2-D matmuls"), with the
-    same weights. Quantized or LoRA layers keep the layer's own call.
-    """
-    if getattr(dense, "quantization_mode", None) or getattr(
-        dense, "lora_enabled", False
-    ):
-        return dense(inputs)
-    kernel = dense.kernel
-    input_size = math.prod(kernel.shape[:contracted_dims])
-    output_shape = tuple(kernel.shape[contracted_dims:])
-    # [B, T, *in] -> [B*T, prod(in)] x [prod(in), prod(out)] -> [B, T, *out]
-    outputs = ops.matmul(
-        ops.reshape(inputs, (-1, input_size)),
-        ops.reshape(kernel, (input_size, math.prod(output_shape))),
-    )
-    if dense.bias is not None:
-        outputs = outputs + ops.reshape(dense.bias, (-1,))
-    leading = ops.shape(inputs)[: len(inputs.shape) - contracted_dims]
-    return ops.reshape(outputs, (*leading, *output_shape))
 
 
 def _check_cache_arguments(query, cache, cache_update_index, num_beams):

@@ -4,7 +4,7 @@ import keras
 from keras import ops, tree
 
 from keras_transformer.layers.hash_dropout import HashDropout
-from keras_transformer.layers.layer_utils import clone_initializer
+from keras_transformer.layers.layer_utils import clone_initializer, project
 from keras_transformer.validation import check_positive_int, check_rate
 
 
@@ -109,11 +109,11 @@ class PositionWiseFeedForward(keras.layers.Layer):
             )
             outputs = outputs + ops.cast(second.bias, dtype)
             return ops.reshape(outputs, ops.shape(inputs))
-        # [B, T, D] -> [B, T, d_ff] -> [B, T, D]
-        x = self.intermediate_dense(inputs)
+        # [B, T, D] -> [B, T, d_ff] -> [B, T, D], each a 2-D matmul
+        x = project(self.intermediate_dense, inputs, 1)
         x = self.activation(x)
         x = self.activation_dropout_layer(x, training=training)
-        return self.output_dense(x)
+        return project(self.output_dense, x, 1)
 
     def _rematerializes_in_training(self):
         dense_layers = (self.intermediate_dense, self.output_dense)

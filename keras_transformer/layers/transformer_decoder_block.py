@@ -7,6 +7,7 @@ from keras_transformer.layers.attention_masks import (
     causal_attention_mask,
     merge_attention_masks,
 )
+from keras_transformer.layers.layer_utils import static_or_dynamic_dims
 from keras_transformer.layers.transformer_block_base import (
     TransformerBlockBase,
     split_attention_outputs,
@@ -163,10 +164,7 @@ class TransformerDecoderBlock(TransformerBlockBase):
                 f"over the shared slots. Received: num_beams={num_beams}, "
                 f"self_attention_mask={self_attention_mask is not None}"
             )
-        batch_size, query_length = (
-            ops.shape(decoder_sequence)[0],
-            ops.shape(decoder_sequence)[1],
-        )
+        (query_length,) = static_or_dynamic_dims(decoder_sequence, (1,))
         if self_attention_mask is not None:
             if self_attention_cache is None or decoder_padding_mask is not None:
                 raise ValueError(
@@ -183,12 +181,14 @@ class TransformerDecoderBlock(TransformerBlockBase):
             else:
                 causal = causal_attention_mask(
                     query_length,
-                    ops.shape(self_attention_cache[0])[2],
+                    static_or_dynamic_dims(self_attention_cache[0], (2,))[0],
                     query_offset=self_attention_cache_update_index,
                 )
             # [T, T_keys] -> [B, T, T_keys], then AND the target padding mask.
+            (batch_size,) = static_or_dynamic_dims(decoder_sequence, (0,))
             causal = ops.broadcast_to(
-                ops.expand_dims(causal, 0), (batch_size, *ops.shape(causal))
+                ops.expand_dims(causal, 0),
+                (batch_size, *static_or_dynamic_dims(causal, (0, 1))),
             )
             self_mask = merge_attention_masks(
                 query_length, decoder_padding_mask, causal
