@@ -71,16 +71,22 @@ def project(dense, inputs, contracted_dims):
     output_shape = tuple(kernel.shape[contracted_dims:])
     if len(kernel.shape) != 2:
         kernel = ops.reshape(kernel, (input_size, math.prod(output_shape)))
-    # The leading axes but the first (inferred by the reshape): [T]
-    leading = static_or_dynamic_dims(
-        inputs, range(1, len(inputs.shape) - contracted_dims)
-    )
+    # The leading axes [B, T]: the first inferred by the reshape where the
+    # others are known and not empty (a decoding step's T = 1), else all
+    # from the run-time shape (-1 cannot be inferred for an empty tensor).
+    rest = inputs.shape[1 : len(inputs.shape) - contracted_dims]
+    if all(size for size in rest):
+        leading = (-1, *rest)
+    else:
+        leading = static_or_dynamic_dims(
+            inputs, range(len(inputs.shape) - contracted_dims)
+        )
     # [B, T, *in] -> [B*T, prod(in)] x [prod(in), prod(out)] -> [B, T, *out]
     flat = inputs if len(inputs.shape) == 2 else ops.reshape(inputs, (-1, input_size))
     outputs = ops.matmul(flat, kernel)
     if dense.bias is not None:
         bias = dense.bias
         outputs = outputs + (bias if len(bias.shape) == 1 else ops.reshape(bias, (-1,)))
-    if not leading and len(output_shape) == 1:
+    if len(leading) == 1 and len(output_shape) == 1:
         return outputs
-    return ops.reshape(outputs, (-1, *leading, *output_shape))
+    return ops.reshape(outputs, (*leading, *output_shape))

@@ -51,7 +51,7 @@ def test_static_sizes_are_python_ints_and_unknown_ones_tensors():
 def test_project_equals_the_layer_call(activation):
     """`project` (one 2-D matmul) gives the layer's own numbers: a Dense on
     `[B, T, D]` and an `EinsumDense` contracting two axes; a Dense with an
-    activation keeps its own call."""
+    activation keeps its own call; an empty sequence stays empty."""
     rng = np.random.default_rng(0)
     inputs = rng.normal(size=(2, 3, 8)).astype("float32")
     dense = keras.layers.Dense(5, activation=activation)
@@ -67,3 +67,5 @@ def test_project_equals_the_layer_call(activation):
     np.testing.assert_allclose(
         keras.ops.convert_to_numpy(project(einsum, heads, 2)), expected, atol=1e-5
     )
+    # Empty sequences keep their shape (a reshape cannot infer -1 there).
+    assert tuple(project(dense, np.zeros((2, 0, 8), "float32"), 1).shape) == (2, 0, 5)
