@@ -10,7 +10,11 @@ import json
 import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")  # the package's default
+# The package's oneDNN default, set by its owner before keras (and so
+# TensorFlow) is imported.
+from keras_transformer.process_defaults import set_onednn_default  # noqa: E402
+
+set_onednn_default()
 
 import keras  # noqa: E402
 

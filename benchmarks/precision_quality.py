@@ -39,7 +39,11 @@ import time
 import warnings
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
+# The package's oneDNN default, set by its owner before keras (and so
+# TensorFlow) is imported.
+from keras_transformer.process_defaults import set_onednn_default  # noqa: E402
+
+set_onednn_default()
 
 import keras  # noqa: E402
 

@@ -68,9 +68,11 @@ import tempfile
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-# The package's documented CPU default (keras_transformer.process_defaults),
-# set here because keras (and so TensorFlow) is imported first.
-os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "1")
+# The package's oneDNN default, set by its owner before keras (and so
+# TensorFlow) is imported.
+from keras_transformer.process_defaults import set_onednn_default  # noqa: E402
+
+set_onednn_default()
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
