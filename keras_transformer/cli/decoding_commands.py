@@ -149,7 +149,7 @@ def _attention(args):
 
 
 def _evalb(args):
-    from keras_transformer.parsing.evalb_files import evalb_files
+    from keras_transformer.parsing.file_scoring import evalb_files
 
     evalb_files(
         args.gold_file,

@@ -12,14 +12,14 @@ from keras_transformer.lazy_exports import lazy_exports
 
 _LAZY = {
     "Parser": "keras_transformer.parsing.parser",
-    "parser_constraint": "keras_transformer.parsing.parser_constraint",
+    "parser_constraint": "keras_transformer.parsing.tree_constraint",
     "parse_sentences": "keras_transformer.parsing.parse_search",
     "parser_search": "keras_transformer.parsing.parse_search",
-    "with_gold_tags": "keras_transformer.parsing.bracket_scores",
-    "bracket_scores": "keras_transformer.parsing.bracket_scores",
-    "baseline_scores": "keras_transformer.parsing.bracket_scores",
+    "with_gold_tags": "keras_transformer.parsing.bracket_scoring",
+    "bracket_scores": "keras_transformer.parsing.bracket_scoring",
+    "baseline_scores": "keras_transformer.parsing.bracket_scoring",
     "evaluate_parses": "keras_transformer.parsing.parse_evaluation",
-    "evalb_files": "keras_transformer.parsing.evalb_files",
+    "evalb_files": "keras_transformer.parsing.file_scoring",
 }
 
 __all__ = [

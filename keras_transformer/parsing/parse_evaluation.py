@@ -5,7 +5,7 @@ import dataclasses
 
 import pipelines
 from keras_transformer.evaluation import evalb
-from keras_transformer.parsing.bracket_scores import with_gold_tags
+from keras_transformer.parsing.bracket_scoring import with_gold_tags
 from keras_transformer.parsing.parse_search import parse_sentences
 from keras_transformer.runs.evaluation_files import (
     best_hypothesis_decoding,

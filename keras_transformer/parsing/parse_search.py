@@ -12,7 +12,7 @@ both call `parse_sentences`.
 import pipelines
 from keras_transformer.decoding.compiled_translate import compiled_translate
 from keras_transformer.evaluation import translate_texts
-from keras_transformer.parsing.parser_constraint import parser_constraint
+from keras_transformer.parsing.tree_constraint import parser_constraint
 from keras_transformer.runs.compute_dtypes import decodes_with_xla
 from keras_transformer.runs.run_tokenizer import detokenize_fn, source_ids_fn
 

@@ -205,7 +205,7 @@ class _DevF1(keras.callbacks.Callback):
         self._search = parser_search(self._loaded, self._config)
 
     def on_train_batch_end(self, batch, logs=None):
-        from keras_transformer.parsing.bracket_scores import bracket_scores
+        from keras_transformer.parsing.bracket_scoring import bracket_scores
         from keras_transformer.parsing.parse_search import parse_sentences
         from keras_transformer.training.step_counter import optimizer_step
 
@@ -325,7 +325,7 @@ def _translation_report(recipe, scores, examples, export_path):
 def _parsing_report(recipe, scores, test_sentences, examples, export_path):
     import tensorflow as tf
 
-    from keras_transformer.parsing.bracket_scores import baseline_scores
+    from keras_transformer.parsing.bracket_scoring import baseline_scores
     from keras_transformer.runs.run_data import split_trees
 
     gold, _ = split_trees(recipe, recipe.test_split)

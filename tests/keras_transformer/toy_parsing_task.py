@@ -17,7 +17,7 @@ import pipelines
 from keras_transformer.decoding import DecodingConfig, translate
 from keras_transformer.evaluation import evalb
 from keras_transformer.models.builder import build_transformer
-from keras_transformer.parsing.parser_constraint import parser_constraint
+from keras_transformer.parsing.tree_constraint import parser_constraint
 from keras_transformer.transformer_config import TransformerConfig
 
 PAD_ID, BOS_ID, EOS_ID = 0, 2, 3

@@ -265,7 +265,7 @@ def test_parse_refuses_a_missing_input_or_output_folder(parsing_run, tmp_path, c
 
 def test_f1_scores_the_brackets_with_the_gold_tags_on_the_leaves():
     from keras_transformer.evaluation import evalb
-    from keras_transformer.parsing.bracket_scores import bracket_scores, with_gold_tags
+    from keras_transformer.parsing.bracket_scoring import bracket_scores, with_gold_tags
 
     gold = [
         pipelines.parse_tree("(TOP (S (NP (DT The) (NN cat)) (VP (VBD sat)) (. .)))")
