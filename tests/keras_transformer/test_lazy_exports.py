@@ -9,13 +9,27 @@ import types
 
 import pytest
 
-LAZY_PACKAGES = [
-    "keras_transformer",
-    "keras_transformer.parsing",
-    "keras_transformer.runs",
-    "keras_transformer.translation",
-    "keras_transformer.workflows",
-]
+import keras_transformer
+
+
+def _lazy_packages():
+    """The package and its subpackages that export names lazily (`_LAZY`),
+    found by walking them, so that a new one is checked too."""
+    names = ["keras_transformer"] + [
+        info.name
+        for info in pkgutil.walk_packages(
+            keras_transformer.__path__, "keras_transformer."
+        )
+        if info.ispkg
+    ]
+    return [name for name in names if hasattr(importlib.import_module(name), "_LAZY")]
+
+
+LAZY_PACKAGES = _lazy_packages()
+
+
+def test_the_walk_finds_the_lazy_packages():
+    assert {"keras_transformer", "keras_transformer.parsing"} <= set(LAZY_PACKAGES)
 
 
 @pytest.mark.parametrize("name", LAZY_PACKAGES)
